@@ -1,0 +1,75 @@
+"""An ASCII drawing of the maze, north up, for terminals and logs.
+
+Each card is five characters wide and three high. A tunnel edge is drawn with ``|`` or
+``-``, a stub with ``:`` or ``.`` (it stops inside the card); the centre says what the card
+is: ``S`` start, ``?`` face-down goal, ``G`` gold, ``o`` stone, ``H`` ladder, ``b``/``g``
+a blue/green door, ``*`` a crystal, ``#`` two tunnels that do not join, ``x`` a dead end,
+``+`` one tunnel.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .catalogue import E, N, S, W, Shape
+
+if TYPE_CHECKING:
+    from .board import Board
+
+LEGEND = ("S start  ? face-down goal  G gold  o stone  H ladder  b/g blue/green door  * crystal  "
+          "# separate tunnels  x dead end  + tunnel;  | - tunnel edge  : . stub")
+
+
+def card_centre(shape: Shape) -> str:
+    face = shape.face
+    if face.kind == "start":
+        return "S"
+    if face.kind == "goal-back":
+        return "?"
+    if face.kind == "goal":
+        return "G" if face.gold else "o"
+    if face.has_ladder:
+        return "H"
+    door = next((t.door for t in shape.tunnels if t.door), None)
+    if door:
+        return door[0]
+    if face.crystals:
+        return "*"
+    joined = [t for t in shape.tunnels if not t.is_stub]
+    if not joined:
+        return "x"
+    return "#" if len(joined) > 1 else "+"
+
+
+def card_rows(shape: Shape) -> list[str]:
+    if shape.face.kind == "goal-back":
+        return ["+---+", "| ? |", "+---+"]
+
+    def mark(bit: int, tunnel: str, stub: str) -> str:
+        t = shape.tunnel_at.get(bit)
+        if t is None:
+            return " "
+        return stub if t.is_stub and not t.ladder else tunnel
+
+    n, s = mark(N, "|", ":"), mark(S, "|", ":")
+    e, w = mark(E, "-", "."), mark(W, "-", ".")
+    return [f"  {n}  ", f"{w}{w}{card_centre(shape)}{e}{e}", f"  {s}  "]
+
+
+def draw_board(board: Board, *, legend: bool = False) -> str:
+    x0, y0, x1, y1 = board.bounds()
+    lines = ["      " + "".join(f"{x:^5d}" for x in range(x0, x1 + 1))]
+    empty = ["     ", "  .  ", "     "]
+    for y in range(y1, y0 - 1, -1):
+        rows = ["", "", ""]
+        for x in range(x0, x1 + 1):
+            shape = board.shape_at((x, y))
+            drawn = card_rows(shape) if shape is not None else empty
+            for i in range(3):
+                rows[i] += drawn[i]
+        for i, row in enumerate(rows):
+            label = f"{y:>4d}  " if i == 1 else "      "
+            lines.append((label + row).rstrip())
+    if legend:
+        lines.append(LEGEND)
+    return "\n".join(lines)
