@@ -65,6 +65,11 @@ def play_round(game: Game, rng: random.Random, max_turns: int = 10_000) -> None:
         game.play(choose_move(r, rng), rng)
     else:
         raise RuntimeError("the round did not end")
+    settle(game)
+
+
+def settle(game: Game) -> None:
+    """Hand out the gold of an ended round: every picker takes the best card, thieves rob the richest."""
     while game.draft is not None:
         cards = game.draft.cards
         game.pick_gold(game.draft.picker, max(range(len(cards)), key=cards.__getitem__))

@@ -186,7 +186,7 @@ class Round:
         self.set_aside = set_aside or []
         self.unused_roles = unused_roles or []
         self.passes_in_a_row = 0
-        self.last_player: int | None = None  # who played the last card (starts the next round's left neighbour)
+        self.last_player: int | None = None  # the next round starts at this player's left (see Rules.next_starter)
         self.finisher: int | None = None
         self.ended = False
         self.end_reason: str | None = None
@@ -261,7 +261,7 @@ class Round:
         if me.hand is not None:
             for card in used:
                 me.hand.remove(card)
-        if move.kind != "pass" and move.kind != "remove":
+        if move.kind == "place" or (move.kind not in ("pass", "remove") and self.rules.next_starter == "last-card"):
             self.last_player = move.seat
         self.discard_pile.extend(c for c in used if move.kind in ("pass", "remove") or self._action_discarded(move))
         self.history.append(move)
@@ -782,11 +782,9 @@ class Game:
         return events + self._settle_if_done()
 
     def skip_theft(self, thief: int) -> list[Event]:
-        """A thief with nobody to rob (no one else has gold) gives up the theft."""
+        """A thief gives up the theft (stealing is optional: "may steal", Czech seed)."""
         if not self.thefts or self.thefts[0] != thief:
             raise MoveError("it is not this seat's theft")
-        if any(sum(g) >= 1 for s, g in enumerate(self.gold) if s != thief):
-            raise MoveError("someone has gold to steal")
         self.thefts.pop(0)
         return self._settle_if_done()
 

@@ -6,10 +6,13 @@ from dataclasses import dataclass, replace
 
 GAMES = ("saboteur", "saboteur2")
 GOLD_COUNTS = ("classic", "miners")
+NEXT_STARTERS = ("last-card", "last-path-card")
 
 OPTION_HELP = {
     "gold-count=classic": "the finisher draws one gold card per player, at most 9 (Spanish text, 2004 rules)",
     "gold-count=miners": "the finisher draws one gold card per miner, so each miner gets one (Polish edition 3.0)",
+    "next-starter=last-card": "the next round starts left of whoever played the last card (Spanish text; digest default)",
+    "next-starter=last-path-card": "the next round starts left of whoever played the last path card (Polish text)",
     "broken-tools-forfeit": "a miner with a broken tool at the end of a won round gets no gold (designer's option)",
     "selfish-dwarf": "the red-jacket miner joins the dwarf cards; he wins alone if he reaches the gold (designer's option)",
 }
@@ -25,6 +28,7 @@ class Rules:
     gold_count: str = "classic"
     broken_tools_forfeit: bool = False
     selfish_dwarf: bool = False
+    next_starter: str = "last-card"
 
     @property
     def expansion(self) -> bool:
@@ -51,6 +55,11 @@ class Rules:
                 if value not in GOLD_COUNTS:
                     raise OptionError(f"gold-count is classic or miners, not {value!r}")
                 rules = replace(rules, gold_count=value)
+            elif option.startswith("next-starter="):
+                value = option.split("=", 1)[1]
+                if value not in NEXT_STARTERS:
+                    raise OptionError(f"next-starter is last-card or last-path-card, not {value!r}")
+                rules = replace(rules, next_starter=value)
             elif option == "broken-tools-forfeit":
                 rules = replace(rules, broken_tools_forfeit=True)
             elif option == "selfish-dwarf":
@@ -65,6 +74,8 @@ class Rules:
         out = []
         if self.gold_count != "classic":
             out.append(f"gold-count={self.gold_count}")
+        if self.next_starter != "last-card":
+            out.append(f"next-starter={self.next_starter}")
         if self.broken_tools_forfeit:
             out.append("broken-tools-forfeit")
         if self.selfish_dwarf:

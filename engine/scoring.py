@@ -139,12 +139,11 @@ class Saboteur2Payout:
 def saboteur2_payout(roles: list[str], *, gold_reached: bool, finisher: int | None,
                      door_sets: set[frozenset[str]], trapped: list[bool], crystals: int) -> Saboteur2Payout:
     players = range(len(roles))
+    # Geologists are paid first, one gold per crystal, split (rounded down) between them.
+    # A trapped player "is not counted in the calculation" (Czech seed), so a trapped
+    # geologist takes nothing and the free one is paid as if alone.
     geologists = [s for s in players if roles[s] == GEOLOGIST and not trapped[s]]
-    geo_pay = {}
-    if geologists:
-        # two geologists split the crystals, rounding down; a trapped one takes no share
-        share = crystals // len([s for s in players if roles[s] == GEOLOGIST])
-        geo_pay = {s: share for s in geologists}
+    geo_pay = {s: crystals // len(geologists) for s in geologists}
     winning_roles: set[str] = {PROFITEER}
     if not gold_reached:
         winning_roles.add(SABOTEUR)

@@ -1,0 +1,79 @@
+"""The ``tunnelvision`` command: argument parsing and dispatch, nothing else.
+
+Each subcommand lives with its area (``tunnelvision.rules_cli`` for the engine, ...), and is
+imported only when used, so ``tunnelvision rules check`` starts without loading OpenCV.
+Errors a user can act on end as one sentence on stderr and a non-zero exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine.options import OPTION_HELP
+
+
+class UserError(Exception):
+    """A problem the user can fix; printed as one sentence, never as a traceback."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tunnelvision",
+        description="A camera companion for Saboteur: judges placements, keeps secrets, scores rounds.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    rules = sub.add_parser("rules", help="the rules engine on its own")
+    rules_sub = rules.add_subparsers(dest="rules_command", metavar="SUBCOMMAND")
+    rules_sub.required = True
+    check = rules_sub.add_parser(
+        "check", help="judge placements given as JSON Lines (see shared conformance format)",
+        description="Reads JSON Lines, each {\"board\": [...], \"hidden_goals\": [...], \"placement\": {...}} "
+                    "and optionally \"player\": {\"broken\": [tools], \"trapped\": bool}; answers each line.")
+    check.add_argument("file", nargs="?", default="-", help="a .jsonl file, or - for standard input (default)")
+    check.add_argument("--json", action="store_true", help="answer each line with one JSON object")
+    rules_sub.add_parser("options", help="list the rule options")
+    cards = rules_sub.add_parser("cards", help="list the card catalogue")
+    cards.add_argument("--json", action="store_true", help="print the catalogue entries as JSON")
+
+    demo = sub.add_parser("demo", help="watch computer players play a whole game, judged by the engine")
+    demo.add_argument("--game", choices=["saboteur", "saboteur2"], default="saboteur")
+    demo.add_argument("--players", type=int, default=5)
+    demo.add_argument("--options", default="", help="comma-separated rule options (see: tunnelvision rules options)")
+    demo.add_argument("--seed", type=int, default=7)
+    demo.add_argument("--quiet", action="store_true", help="print round summaries only")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "rules":
+            from . import rules_cli
+
+            if args.rules_command == "check":
+                return rules_cli.check(args.file, as_json=args.json)
+            if args.rules_command == "options":
+                for name, text in OPTION_HELP.items():
+                    print(f"{name:24s} {text}")
+                return 0
+            return rules_cli.cards(as_json=args.json)
+        if args.command == "demo":
+            from . import rules_cli
+
+            return rules_cli.demo(game=args.game, players=args.players, options=args.options,
+                                  seed=args.seed, quiet=args.quiet)
+    except UserError as exc:
+        print(f"tunnelvision: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # e.g. piped into `head`
+        return 0
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
