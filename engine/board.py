@@ -360,12 +360,12 @@ class Board:
             shape = cards.get(n)
             if shape is not None:
                 neighbours.append((bit, n, shape))
-        if not neighbours:
-            reasons.append(Reason("not-adjacent", f"{_cell_name(cell)} does not touch any card of the maze"))
-            return reasons
         if p.rotation not in ROTATIONS:
             reasons.append(Reason("crosswise", "the card is laid crosswise; a path card lies upright or turned 180°"))
-            return reasons
+        if not neighbours:
+            reasons.append(Reason("not-adjacent", f"{_cell_name(cell)} does not touch any card of the maze"))
+        if reasons and (first_only or not neighbours or p.rotation not in ROTATIONS):
+            return reasons  # a crosswise card's edges do not line up with the lattice: nothing more to compare
         shape = face.shape(p.rotation)
         mine = shape.open
         connected = False

@@ -174,7 +174,9 @@ class Catalogue:
             gold = {game: tuple((int(g["value"]), int(g["copies"])) for g in cards)
                     for game, cards in doc["gold_cards"].items()}
             return cls(faces, actions, gold, doc["roles"], doc["tables"])
-        except (KeyError, TypeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            if isinstance(exc, CatalogueError):
+                raise
             raise CatalogueError(f"card catalogue entry is missing a field or malformed: {exc}") from None
 
     def with_faces(self, entries: list[dict]) -> Catalogue:
@@ -187,12 +189,27 @@ class Catalogue:
 
 
 def _face_from_entry(entry: dict) -> Face:
+    try:
+        return _parse_face(entry)
+    except CatalogueError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        name = entry.get("id") if isinstance(entry, dict) else entry
+        raise CatalogueError(f"card face {name!r} is malformed ({exc.__class__.__name__}: {exc})") from None
+
+
+def _parse_face(entry: dict) -> Face:
+    if not isinstance(entry, dict):
+        raise CatalogueError(f"a card face is an object with an id and tunnels, not {entry!r}")
     face_id = entry.get("id")
     if not isinstance(face_id, str) or not face_id:
         raise CatalogueError(f"a card face needs an 'id': {entry!r}")
     tunnels = []
     seen = 0
-    for t in entry.get("tunnels", ()):
+    listed = entry.get("tunnels", [])
+    if not isinstance(listed, list):
+        raise CatalogueError(f"card {face_id!r}: 'tunnels' is a list such as [\"NS\", \"E\"]")
+    for t in listed:
         spec = {"edges": t} if isinstance(t, str) else dict(t)
         mask = edges_mask(spec["edges"])
         if mask & seen or not mask:

@@ -252,6 +252,8 @@ class Round:
         if handler is None:
             raise MoveError(f"unknown kind of move {move.kind!r}")
         me = self.seats[move.seat]
+        # Only passes made once the pile is gone count toward "everyone passes in turn".
+        pile_was_empty = self.draw_pile is not None and not self.draw_pile
         used = self._cards_used(move)
         if me.hand is not None:
             missing = _missing_from(me.hand, used)
@@ -266,7 +268,7 @@ class Round:
         self.discard_pile.extend(c for c in used if move.kind in ("pass", "remove") or self._action_discarded(move))
         self.history.append(move)
         self.turns_played += 1
-        self.passes_in_a_row = self.passes_in_a_row + 1 if move.kind == "pass" else 0
+        self.passes_in_a_row = self.passes_in_a_row + 1 if move.kind == "pass" and pile_was_empty else 0
         if not self.ended:
             self._draw(move, me)
             self._check_exhausted(events)
@@ -282,6 +284,8 @@ class Round:
     def _cards_used(self, move: Move) -> list[str]:
         if move.kind in ("pass", "remove"):
             return list(move.discards)
+        if move.kind == "place" and move.placement is not None:
+            return [move.placement.face]
         return [move.card] if move.card else []
 
     def _action_discarded(self, move: Move) -> bool:
