@@ -89,7 +89,7 @@ def _px(mm: float, px_per_mm: float) -> int:
     return round(mm * px_per_mm)
 
 
-def _put_text(
+def put_text(
     sheet: npt.NDArray[np.uint8], text: str, origin_mm: Point, height_mm: float, px_per_mm: float, bold: bool = False
 ) -> None:
     """Text whose capital letters are ``height_mm`` tall, at any dpi."""
@@ -114,7 +114,7 @@ def _draw_scale_bar(sheet: npt.NDArray[np.uint8], left_mm: Point, px_per_mm: flo
     outline_br = (_px(x0 + SCALE_BAR_MM, px_per_mm) - 1, _px(y0 + bar_h, px_per_mm) - 1)
     cv2.rectangle(sheet, outline_tl, outline_br, 0, max(1, _px(0.2, px_per_mm)))
     for mark_mm, label in ((0.0, "0"), (50.0, "50"), (SCALE_BAR_MM, "100 mm")):
-        _put_text(sheet, label, (x0 + mark_mm - 1.0, y0 + bar_h + 5.0), 2.5, px_per_mm)
+        put_text(sheet, label, (x0 + mark_mm - 1.0, y0 + bar_h + 5.0), 2.5, px_per_mm)
 
 
 def render_marker_sheet(dpi: int = SHEET_DPI, geometry: SheetGeometry = SHEET) -> npt.NDArray[np.uint8]:
@@ -133,13 +133,13 @@ def render_marker_sheet(dpi: int = SHEET_DPI, geometry: SheetGeometry = SHEET) -
         sheet[top : top + side, left : left + side] = cv2.aruco.generateImageMarker(dictionary, marker_id, side)
         # Ids sit on the inner side of each marker so the quiet zone around it stays white.
         label_y = y + geometry.marker_mm + 6.0 if y < height_mm / 2 else y - 3.0
-        _put_text(sheet, f"id {marker_id}", (x, label_y), 3.0, px_per_mm)
+        put_text(sheet, f"id {marker_id}", (x, label_y), 3.0, px_per_mm)
 
-    _put_text(sheet, "Tunnel Vision - table calibration sheet", (62.0, 80.0), 6.0, px_per_mm, bold=True)
+    put_text(sheet, "Tunnel Vision - table calibration sheet", (62.0, 80.0), 6.0, px_per_mm, bold=True)
     for line_number, line in enumerate(_INSTRUCTIONS):
-        _put_text(sheet, line, (62.0, 92.0 + 7.5 * line_number), 3.0, px_per_mm)
+        put_text(sheet, line, (62.0, 92.0 + 7.5 * line_number), 3.0, px_per_mm)
     _draw_scale_bar(sheet, (62.0, 126.0), px_per_mm)
-    _put_text(
+    put_text(
         sheet,
         f"ArUco DICT_4X4_50, markers {geometry.marker_mm:g} mm, A4 landscape",
         (175.0, 131.0),

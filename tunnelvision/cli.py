@@ -12,9 +12,7 @@ import sys
 
 from engine.options import OPTION_HELP
 
-
-class UserError(Exception):
-    """A problem the user can fix; printed as one sentence, never as a traceback."""
+from .errors import UserError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,6 +36,26 @@ def build_parser() -> argparse.ArgumentParser:
     cards = rules_sub.add_parser("cards", help="list the card catalogue")
     cards.add_argument("--json", action="store_true", help="print the catalogue entries as JSON")
 
+    classify = sub.add_parser("classify", help="read the card in photos of single maze cells",
+                              description="Each image is a roughly rectified photo of one card cell (portrait, "
+                                          "either rotation, some table or neighbouring card in the margin).")
+    classify.add_argument("images", nargs="+", metavar="IMAGE")
+    classify.add_argument("--json", action="store_true", help="one JSON line per image, in the order given")
+    classify.add_argument("--model", help="an ONNX model (default: the shipped one)")
+    classify.add_argument("--threads", type=int, default=1)
+    classify.add_argument("--deck", help="a deck calibration file from calibrate-deck")
+
+    deck = sub.add_parser("calibrate-deck", help="adapt recognition to your own printing of the cards")
+    deck.add_argument("photos", nargs="*", metavar="PHOTO", help="photos of the deck sheets with your cards on them")
+    deck.add_argument("--sheets", metavar="DIR", help="write the printable deck sheets (PNG and PDF) here and stop")
+    deck.add_argument("--out", default="deck-calibration.json", help="where to write the calibration")
+    deck.add_argument("--game", choices=["saboteur", "saboteur2"], default="saboteur",
+                      help="which faces the sheets cover (saboteur2 adds the expansion's)")
+    deck.add_argument("--model", help="an ONNX model (default: the shipped one)")
+
+    marker = sub.add_parser("markers", help="write the printable ArUco table-calibration sheet (PNG and PDF)")
+    marker.add_argument("--out", default=".", metavar="DIR")
+
     demo = sub.add_parser("demo", help="watch computer players play a whole game, judged by the engine")
     demo.add_argument("--game", choices=["saboteur", "saboteur2"], default="saboteur")
     demo.add_argument("--players", type=int, default=5)
@@ -60,6 +78,20 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{name:24s} {text}")
                 return 0
             return rules_cli.cards(as_json=args.json)
+        if args.command == "classify":
+            from . import vision_cli
+
+            return vision_cli.classify(args.images, as_json=args.json, model=args.model, threads=args.threads,
+                                       deck=args.deck)
+        if args.command == "calibrate-deck":
+            from . import calibration_cli
+
+            return calibration_cli.calibrate_deck(args.photos, out=args.out, game=args.game, sheets=args.sheets,
+                                                  model=args.model)
+        if args.command == "markers":
+            from . import calibration_cli
+
+            return calibration_cli.markers(args.out)
         if args.command == "demo":
             from . import rules_cli
 

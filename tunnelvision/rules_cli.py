@@ -13,7 +13,7 @@ from engine.drawing import LEGEND, draw_board
 from engine.game import Game, MoveError
 from engine.options import OptionError, Rules
 
-from .cli import UserError
+from .errors import UserError
 
 
 def judge_line(line: str) -> dict:

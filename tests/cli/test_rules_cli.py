@@ -8,7 +8,7 @@ from tunnelvision.cli import main
 
 
 def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tunnelvision.cli", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "tunnelvision", *args], input=stdin,
                           capture_output=True, text=True, timeout=120)
 
 

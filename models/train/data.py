@@ -1,0 +1,118 @@
+"""Labelled cell crops for training and evaluation (numpy only: the benchmark uses it too).
+
+Every class is drawn equally often. A sample of a card class is rendered by
+``vision.augment`` from procedural card art or, when scans are given, from a scan of a
+printed card (a manifest maps each scan to its face and the rotation it is drawn in).
+Chunks are rendered in worker processes, each from its own child seed, so a dataset is
+the same for a seed whatever the number of workers.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from engine.catalogue import default_catalogue
+from vision import augment
+from vision.classes import EMPTY, OTHER, CardClass, card_classes
+
+CHUNK = 256
+
+
+@dataclass(frozen=True)
+class Scan:
+    face: str
+    rotation: int  # the rotation the scan is drawn in
+    image: np.ndarray  # BGR or BGRA
+
+
+def load_scans(folder: str | Path) -> list[Scan]:
+    """Scans listed in ``manifest.json`` of a folder; entries without a face id are skipped."""
+    root = Path(folder)
+    manifest = root / "manifest.json"
+    if not manifest.is_file():
+        raise FileNotFoundError(f"{root} has no manifest.json mapping scans to face ids")
+    catalogue = default_catalogue()
+    scans = []
+    for entry in json.loads(manifest.read_text("utf-8")):
+        face = entry.get("face")
+        if face not in catalogue.faces:
+            continue
+        image = cv2.imread(str(root / entry["file"]), cv2.IMREAD_UNCHANGED)
+        if image is None:
+            continue
+        if image.ndim == 2:
+            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+        scans.append(Scan(face, int(entry.get("rotation_as_drawn", 0)), image))
+    return scans
+
+
+def _render_one(card: CardClass, rng: np.random.Generator, size: tuple[int, int], scans_by_face: dict,
+                p_scan: float, style_split: str) -> np.ndarray:
+    if card.name == EMPTY:
+        return augment.render_cell(None, 0, rng, out_size=size)
+    if card.name == OTHER:
+        return augment.render_abstain(rng, out_size=size)[0]
+    # a class that covers both rotations (a symmetric face) is shown in either
+    rotation = card.rotation if "@" in card.name else int(rng.choice([0, 180]))
+    options = scans_by_face.get(card.face)
+    if options and rng.random() < p_scan:
+        scan = options[int(rng.integers(len(options)))]
+        art = scan.image if (scan.rotation - rotation) % 360 == 0 else cv2.rotate(scan.image, cv2.ROTATE_180)
+        return augment.render_cell(card.face, rotation, rng, out_size=size, art=art)
+    style = augment.CardStyle.sample(rng, split=style_split)
+    return augment.render_cell(card.face, rotation, rng, out_size=size, style=style)
+
+
+def _render_chunk(args) -> tuple[np.ndarray, np.ndarray]:
+    seed, labels, size, scans_dir, p_scan, style_split = args
+    classes = card_classes(default_catalogue())
+    rng = np.random.default_rng(seed)
+    scans_by_face: dict[str, list[Scan]] = {}
+    if scans_dir:
+        for scan in _cached_scans(scans_dir):
+            scans_by_face.setdefault(scan.face, []).append(scan)
+    images = np.empty((len(labels), size[1], size[0], 3), np.uint8)
+    for i, label in enumerate(labels):
+        images[i] = _render_one(classes[label], rng, size, scans_by_face, p_scan, style_split)
+    return images, np.asarray(labels, np.int64)
+
+
+_SCANS: dict[str, list[Scan]] = {}
+
+
+def _cached_scans(folder: str) -> list[Scan]:
+    if folder not in _SCANS:
+        _SCANS[folder] = load_scans(folder)
+    return _SCANS[folder]
+
+
+def render_dataset(count: int, seed: int, *, size: tuple[int, int] = (64, 96), workers: int = 2,
+                   scans_dir: str | None = None, p_scan: float = 0.5, style_split: str = "train",
+                   scanned_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` crops (N, H, W, 3) uint8 with class labels, classes balanced, in a seeded order.
+
+    ``scanned_only`` keeps to the classes of faces that have a scan (to measure scans alone).
+    """
+    classes = card_classes(default_catalogue())
+    rng = np.random.default_rng(seed)
+    wanted = np.arange(len(classes))
+    if scanned_only:
+        faces = {scan.face for scan in _cached_scans(scans_dir)}
+        wanted = np.array([i for i, c in enumerate(classes) if c.face in faces])
+    labels = np.resize(wanted, count)
+    rng.shuffle(labels)
+    chunks = [labels[i:i + CHUNK].tolist() for i in range(0, count, CHUNK)]
+    seeds = np.random.SeedSequence(seed).spawn(len(chunks))
+    jobs = [(s, c, size, scans_dir, p_scan, style_split) for s, c in zip(seeds, chunks)]
+    if workers > 1:
+        with ProcessPoolExecutor(workers) as pool:
+            parts = list(pool.map(_render_chunk, jobs))
+    else:
+        parts = [_render_chunk(j) for j in jobs]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

@@ -1,0 +1,58 @@
+"""The classifier's classes: one per distinguishable placed appearance of a maze card.
+
+A face turned 180° is its own class unless the turn leaves its topology and features
+unchanged (a crossroads, a straight, the goal back...), in which case both rotations are
+one class reported as rotation 0: the maze frame cannot tell them apart, so neither
+should the model. Two more classes let the model say what a cell is when it is no card:
+``empty`` (table) and ``other`` (a hand, an action card, a card back, a card laid
+crosswise): both are abstentions as far as the maze goes.
+
+Derived from the catalogue, so a face added as data gets its classes without code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.catalogue import ROTATIONS, Catalogue, Face
+
+EMPTY = "empty"
+OTHER = "other"
+MAZE_KINDS = ("path", "start", "goal", "goal-back")
+
+
+@dataclass(frozen=True)
+class CardClass:
+    name: str  # e.g. "t-nes@180"; "cross"; "empty"
+    face: str | None  # None for empty/other
+    rotation: int
+    tunnels: tuple[str, ...]  # in the maze frame, e.g. ("NSW",); stubs are one-edge tunnels
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "face": self.face, "rotation": self.rotation, "tunnels": list(self.tunnels)}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> CardClass:
+        return cls(doc["name"], doc["face"], int(doc["rotation"]), tuple(doc["tunnels"]))
+
+
+def _signature(face: Face, rotation: int) -> frozenset:
+    return frozenset((t.edges, t.door, t.ladder) for t in face.shape(rotation).tunnels)
+
+
+def is_half_turn_symmetric(face: Face) -> bool:
+    return _signature(face, 0) == _signature(face, 180)
+
+
+def card_classes(catalogue: Catalogue, sets: tuple[str, ...] = ("base", "saboteur2")) -> list[CardClass]:
+    classes = []
+    for face in catalogue.faces.values():
+        if face.kind not in MAZE_KINDS or face.set not in sets + ("custom",):
+            continue
+        rotations = (0,) if is_half_turn_symmetric(face) else ROTATIONS
+        for rotation in rotations:
+            name = face.id if rotations == (0,) else f"{face.id}@{rotation}"
+            classes.append(CardClass(name, face.id, rotation, tuple(face.shape(rotation).tunnel_letters)))
+    classes.append(CardClass(EMPTY, None, 0, ()))
+    classes.append(CardClass(OTHER, None, 0, ()))
+    return classes

@@ -1,0 +1,186 @@
+"""Cell crops to card readings with the shipped ONNX model (onnxruntime only, no torch).
+
+One ``Classifier`` holds one inference session, created once; every crop of a frame goes
+through it in one batch. A reading is honest about its confidence: it is ``uncertain``
+when the top probability is low, when the model says "other" (a hand, an action card, a
+card laid crosswise) or "empty", or when the crop's embedding lies far from everything
+seen in training (an unknown card face, something the model has never seen).
+
+A deck calibration (``calibration.deck``) adds per-class prototypes taken from photos of
+the user's own cards; readings then blend the model's head with the nearest prototype on
+the embedding, which adapts to another printing without retraining.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import cv2
+import numpy as np
+
+from .classes import EMPTY, OTHER, CardClass
+
+MODELS_DIR = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_MODEL = MODELS_DIR / "tunnel-cards.onnx"
+
+
+class ModelError(RuntimeError):
+    """The model or its metadata cannot be used; the message is one sentence for the user."""
+
+
+class ImageError(ValueError):
+    """A photo that cannot be read; the message is one sentence for the user."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    card: CardClass
+    confidence: float
+    uncertain: bool
+    reason: str | None  # why it is uncertain, in words
+    probabilities: np.ndarray
+    embedding: np.ndarray
+
+    @property
+    def face(self) -> str | None:
+        return self.card.face
+
+    @property
+    def rotation(self) -> int:
+        return self.card.rotation
+
+    @property
+    def is_empty(self) -> bool:
+        return self.card.name == EMPTY and not self.uncertain
+
+    def to_json(self) -> dict:
+        return {"face": self.card.face if self.card.name != EMPTY else EMPTY, "rotation": self.card.rotation,
+                "tunnels": list(self.card.tunnels), "confidence": round(float(self.confidence), 4),
+                "uncertain": self.uncertain}
+
+
+@dataclass(frozen=True)
+class Prototypes:
+    """Unit-length embeddings of the user's own cards, by class index."""
+
+    vectors: np.ndarray  # (P, D) float32, rows unit length
+    labels: np.ndarray  # (P,) class index of each row
+    weight: float = 0.5  # how much the prototypes count against the model's own head
+    temperature: float = 0.05
+
+
+def _softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    z = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+class Classifier:
+    def __init__(self, model_path: str | Path | None = None, *, threads: int = 1,
+                 prototypes: Prototypes | None = None):
+        import onnxruntime as ort
+
+        path = Path(model_path) if model_path else DEFAULT_MODEL
+        self.model_path = path
+        meta_path = path.with_suffix(".json")
+        if not path.is_file():
+            raise ModelError(f"no model file at {path}")
+        try:
+            self.meta = json.loads(meta_path.read_text("utf-8"))
+            self.classes = [CardClass.from_json(c) for c in self.meta["classes"]]
+            spec = self.meta["input"]
+            self.width, self.height = int(spec["width"]), int(spec["height"])
+            self.mean = np.array(spec["mean"], np.float32).reshape(1, 3, 1, 1)
+            self.std = np.array(spec["std"], np.float32).reshape(1, 3, 1, 1)
+            abstain = self.meta["abstain"]
+            self.min_confidence = float(abstain["min_confidence"])
+            self.max_distance = float(abstain["max_distance"])
+            self.centroids = np.array(abstain["centroids"], np.float32)
+        except FileNotFoundError:
+            raise ModelError(f"the model's metadata file {meta_path} is missing") from None
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ModelError(f"the model's metadata file {meta_path} is corrupt ({exc.__class__.__name__})") from None
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(1, int(threads))
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own exception types for a damaged file
+            raise ModelError(f"the model file {path} cannot be loaded; it may be corrupt "
+                             f"({str(exc).splitlines()[0][:120]})") from None
+        outputs = [o.name for o in self.session.get_outputs()]
+        if outputs[:2] != ["probabilities", "embedding"] or len(self.classes) != self.session.get_outputs()[0].shape[1]:
+            raise ModelError(f"the model file {path} does not match its metadata")
+        self.input_name = self.session.get_inputs()[0].name
+        self.prototypes = prototypes
+        self.index = {c.name: i for i, c in enumerate(self.classes)}
+
+    # ------------------------------------------------------------------ batches
+
+    def preprocess(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        """BGR crops of any size to the model's normalised NCHW batch."""
+        batch = np.empty((len(crops), self.height, self.width, 3), np.uint8)
+        for i, crop in enumerate(crops):
+            if crop.ndim == 2:
+                crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
+            batch[i] = cv2.resize(crop, (self.width, self.height), interpolation=cv2.INTER_AREA)
+        x = batch[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) * (1 / 255)
+        return (x - self.mean) / self.std
+
+    def run(self, crops: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Probabilities (N, classes) and embeddings (N, D) for a batch of crops."""
+        if not len(crops):
+            return np.zeros((0, len(self.classes)), np.float32), np.zeros((0, self.centroids.shape[1]), np.float32)
+        probs, embedding = self.session.run(None, {self.input_name: self.preprocess(crops)})
+        return probs, embedding
+
+    def classify(self, crops: Sequence[np.ndarray]) -> list[Reading]:
+        probs, embedding = self.run(crops)
+        if self.prototypes is not None and len(crops):
+            probs = self._blend(probs, embedding)
+        unit = embedding / np.maximum(np.linalg.norm(embedding, axis=1, keepdims=True), 1e-6)
+        readings = []
+        for p, e, u in zip(probs, embedding, unit):
+            best = int(p.argmax())
+            card = self.classes[best]
+            confidence = float(p[best])
+            reason = None
+            if card.name == OTHER:
+                reason = "not a maze card (a hand, an action card, a card laid crosswise...)"
+            elif confidence < self.min_confidence:
+                reason = f"low confidence ({confidence:.2f})"
+            elif float(np.linalg.norm(u - self.centroids[best])) > self.max_distance:
+                reason = "unlike any card the model knows"
+            readings.append(Reading(card, confidence, reason is not None, reason, p, e))
+        return readings
+
+    def _blend(self, probs: np.ndarray, embedding: np.ndarray) -> np.ndarray:
+        proto = self.prototypes
+        unit = embedding / np.maximum(np.linalg.norm(embedding, axis=1, keepdims=True), 1e-6)
+        similarity = unit @ proto.vectors.T  # (N, P)
+        per_class = np.full((len(unit), len(self.classes)), -1.0, np.float32)
+        for j, label in enumerate(proto.labels):
+            per_class[:, label] = np.maximum(per_class[:, label], similarity[:, j])
+        known = np.zeros(len(self.classes), bool)
+        known[np.unique(proto.labels)] = True
+        proto_probs = _softmax(np.where(known, per_class, -np.inf) / proto.temperature) if known.any() else probs
+        # Classes the deck did not cover (empty, other, cards not photographed) keep the model's say.
+        blended = np.where(known, (1 - proto.weight) * probs + proto.weight * proto_probs * probs[:, known].sum(
+            axis=1, keepdims=True), probs)
+        return blended / blended.sum(axis=1, keepdims=True)
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """Read a photo; one clear sentence when it cannot be read."""
+    data = np.fromfile(str(path), np.uint8) if Path(path).is_file() else None
+    if data is None:
+        raise ImageError(f"no such image file: {path}")
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    if image is None:
+        raise ImageError(f"{path} is not an image that can be read")
+    return image
