@@ -3,7 +3,8 @@
     python bench/classifier.py [--scans DIR] [--count N] [--json] [--update-metadata]
 
 * held-out synthetic set: unseen seeds and the 'test' half of style space (styles the
-  model never trained on);
+  model never trained on), under realistic camera conditions (``Augment.camera``), and
+  again under the wider training augmentation as a stress test;
 * with ``--scans``: crops made from scans of printed cards under camera-like augmentation;
 * a confusion table, expected calibration error, errors made with confidence > 0.9,
   abstention rate;
@@ -63,11 +64,14 @@ def evaluate(model: str | Path = DEFAULT_MODEL, *, count: int = 8000, seed: int 
 
     classifier = Classifier(model, threads=2)
     size = (classifier.width, classifier.height)
-    images, labels = render_dataset(count, seed, size=size, workers=workers, style_split="test")
-    figures = {"heldout_synthetic": _scores(classifier, images, labels)}
+    figures = {}
+    # the target: realistic camera conditions; then the wider training augmentation, as a stress test
+    for name, preset in (("heldout_synthetic", "camera"), ("heldout_synthetic_wide", "train")):
+        images, labels = render_dataset(count, seed, size=size, workers=workers, style_split="test", preset=preset)
+        figures[name] = _scores(classifier, images, labels)
     if scans_dir:
         images, labels = render_dataset(count // 2, seed + 1, size=size, workers=workers, scans_dir=scans_dir,
-                                        p_scan=1.0, style_split="test", scanned_only=True)
+                                        p_scan=1.0, style_split="test", scanned_only=True, preset="camera")
         figures["scans"] = _scores(classifier, images, labels)
     return figures
 
@@ -149,7 +153,7 @@ def main() -> int:
     if args.json:
         print(json.dumps(figures))
         return 0
-    for name in ("heldout_synthetic", "scans"):
+    for name in ("heldout_synthetic", "heldout_synthetic_wide", "scans"):
         if name in figures:
             f = figures[name]
             print(f"{name}: {f['crops']} crops, top-1 {f['top1']:.4%}, errors {f['errors']}, "

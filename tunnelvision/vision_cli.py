@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from vision.classify import Classifier, ImageError, ModelError, load_image
+from vision.classify import REASON_WORDS, Classifier, ImageError, ModelError, load_image
 
 from .errors import UserError
 
@@ -40,6 +40,6 @@ def classify(images: list[str], *, as_json: bool, model: str | None, threads: in
             print(json.dumps(reading.to_json()))
         else:
             tunnels = ", ".join(reading.card.tunnels) or "none"
-            flag = f"  UNCERTAIN: {reading.reason}" if reading.uncertain else ""
+            flag = f"  UNCERTAIN: {REASON_WORDS[reading.reason]}" if reading.uncertain else ""
             print(f"{path}: {reading.card.name} (tunnels {tunnels}), confidence {reading.confidence:.3f}{flag}")
     return 1 if failures else 0

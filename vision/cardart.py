@@ -754,14 +754,18 @@ def _door(img, rng, p, d, half, thick, colour, s):
         cv2.polylines(img, [_ipts(post)], True, (20, 40, 65), max(1, int(s)), _AA, _SHIFT)
 
 
-_GEM_COLOURS = ((200, 60, 170), (210, 120, 60), (70, 60, 210), (90, 190, 70), (210, 200, 60), (170, 80, 230),
-                (60, 170, 235))
+# no gold or orange tones: a glowing yellow crystal would read as the gold goal's nugget
+_GEM_COLOURS = ((200, 60, 170), (210, 120, 60), (70, 60, 210), (90, 190, 70), (210, 200, 60), (170, 80, 230))
 
 
 def _crystal(img, rng, c, r, s):
     col = np.array(_GEM_COLOURS[int(rng.integers(len(_GEM_COLOURS)))], float) * rng.uniform(0.8, 1.1)
     c = np.asarray(c, float)
-    for _ in range(int(rng.integers(1, 4))):  # a small cluster of prisms
+    glow = np.zeros(img.shape[:2], np.float32)
+    cv2.circle(glow, _ip(c), int(r * 1.3 * _ONE), 1.0, -1, _AA, _SHIFT)
+    glow = cv2.GaussianBlur(glow, (0, 0), max(1.0, r * 0.5))[..., None] * 0.55
+    img[:] = (img * (1 - glow) + (col * 0.6 + 100) * glow).astype(img.dtype)
+    for _ in range(int(rng.integers(2, 5))):  # a cluster of prisms
         ang = rng.uniform(-0.8, 0.8) - np.pi / 2
         ln, wd = r * rng.uniform(0.9, 1.4), r * rng.uniform(0.35, 0.5)
         base = c + rng.normal(0, 0.25 * r, 2)
@@ -948,7 +952,9 @@ def _draw_path_face(face: Face, style: CardStyle, rng, w: int, h: int):
         c = np.asarray(first.anchor) + out_dir * (first.anchor_rad - r * 0.9)
         _boulder(out, rng, c, r, s, tone=(52, 58, 64))
         avoid.append((c, r + 0.2 * w))
-    r = 0.1 * w
+    # Crystals are what tell crystal-dead-e from dead-e, so they are drawn big and glowing, as
+    # on the printed expansion: they must survive a webcam's 40-pixel-wide view of a card.
+    r = 0.16 * w / max(1, face.crystals) ** 0.5  # several crystals share the rock
     placed = []
     for _ in range(face.crystals):
         # a crystal sits on a tunnel wall; on a crowded card the keep-out zones shrink

@@ -56,3 +56,13 @@ def card_classes(catalogue: Catalogue, sets: tuple[str, ...] = ("base", "saboteu
     classes.append(CardClass(EMPTY, None, 0, ()))
     classes.append(CardClass(OTHER, None, 0, ()))
     return classes
+
+
+def half_turn_index(classes: list[CardClass]) -> list[int]:
+    """For each class, the class of the same card seen turned 180° (itself when the turn changes nothing)."""
+    index = {(c.face, c.rotation): i for i, c in enumerate(classes) if c.face is not None}
+    out = list(range(len(classes)))
+    for i, c in enumerate(classes):
+        if c.face is not None and (c.face, (c.rotation + 180) % 360) in index:
+            out[i] = index[(c.face, (c.rotation + 180) % 360)]
+    return out

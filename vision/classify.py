@@ -35,12 +35,19 @@ class ImageError(ValueError):
     """A photo that cannot be read; the message is one sentence for the user."""
 
 
+REASON_WORDS = {
+    "not-a-maze-card": "not a maze card (a hand, an action card, a card laid crosswise...)",
+    "low-confidence": "low confidence",
+    "unknown-card": "unlike any card the model knows",
+}
+
+
 @dataclass(frozen=True)
 class Reading:
     card: CardClass
     confidence: float
     uncertain: bool
-    reason: str | None  # why it is uncertain, in words
+    reason: str | None  # why it is uncertain: a key of REASON_WORDS
     probabilities: np.ndarray
     embedding: np.ndarray
 
@@ -141,37 +148,45 @@ class Classifier:
 
     def classify(self, crops: Sequence[np.ndarray]) -> list[Reading]:
         probs, embedding = self.run(crops)
-        if self.prototypes is not None and len(crops):
-            probs = self._blend(probs, embedding)
-        unit = embedding / np.maximum(np.linalg.norm(embedding, axis=1, keepdims=True), 1e-6)
-        readings = []
-        for p, e, u in zip(probs, embedding, unit):
-            best = int(p.argmax())
-            card = self.classes[best]
-            confidence = float(p[best])
-            reason = None
-            if card.name == OTHER:
-                reason = "not a maze card (a hand, an action card, a card laid crosswise...)"
-            elif confidence < self.min_confidence:
-                reason = f"low confidence ({confidence:.2f})"
-            elif float(np.linalg.norm(u - self.centroids[best])) > self.max_distance:
-                reason = "unlike any card the model knows"
-            readings.append(Reading(card, confidence, reason is not None, reason, p, e))
-        return readings
+        probs = self.blend(probs, embedding)
+        return [self.reading(p, e) for p, e in zip(probs, embedding)]
 
-    def _blend(self, probs: np.ndarray, embedding: np.ndarray) -> np.ndarray:
+    def reading(self, probs: np.ndarray, embedding: np.ndarray) -> Reading:
+        """The decision for one crop: its best class, and whether (and why) to abstain."""
+        best = int(probs.argmax())
+        card = self.classes[best]
+        confidence = float(probs[best])
+        reason = None
+        if card.name == OTHER:
+            reason = "not-a-maze-card"
+        elif confidence < self.min_confidence:
+            reason = "low-confidence"
+        elif self.is_unfamiliar(embedding, best):
+            reason = "unknown-card"
+        return Reading(card, confidence, reason is not None, reason, probs, embedding)
+
+    def is_unfamiliar(self, embedding: np.ndarray, class_index: int) -> bool:
+        """Whether an embedding lies farther from its class's centroid than anything seen in validation."""
+        unit = embedding / max(float(np.linalg.norm(embedding)), 1e-6)
+        return float(np.linalg.norm(unit - self.centroids[class_index])) > self.max_distance
+
+    def blend(self, probs: np.ndarray, embedding: np.ndarray) -> np.ndarray:
+        """The model's probabilities, blended with the nearest deck prototypes when there are any."""
         proto = self.prototypes
+        if proto is None or not len(probs):
+            return probs
         unit = embedding / np.maximum(np.linalg.norm(embedding, axis=1, keepdims=True), 1e-6)
         similarity = unit @ proto.vectors.T  # (N, P)
-        per_class = np.full((len(unit), len(self.classes)), -1.0, np.float32)
+        per_class = np.full((len(unit), len(self.classes)), -np.inf, np.float32)
         for j, label in enumerate(proto.labels):
             per_class[:, label] = np.maximum(per_class[:, label], similarity[:, j])
-        known = np.zeros(len(self.classes), bool)
-        known[np.unique(proto.labels)] = True
-        proto_probs = _softmax(np.where(known, per_class, -np.inf) / proto.temperature) if known.any() else probs
-        # Classes the deck did not cover (empty, other, cards not photographed) keep the model's say.
-        blended = np.where(known, (1 - proto.weight) * probs + proto.weight * proto_probs * probs[:, known].sum(
-            axis=1, keepdims=True), probs)
+        known = np.isfinite(per_class[0])
+        proto_probs = _softmax(per_class[:, known] / proto.temperature)
+        # Classes the deck did not cover (empty, other, cards not photographed) keep the model's say;
+        # the covered classes share their total mass between the model and the prototypes.
+        mass = probs[:, known].sum(axis=1, keepdims=True)
+        blended = probs.copy()
+        blended[:, known] = (1 - proto.weight) * probs[:, known] + proto.weight * proto_probs * mass
         return blended / blended.sum(axis=1, keepdims=True)
 
 

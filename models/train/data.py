@@ -31,8 +31,12 @@ class Scan:
     image: np.ndarray  # BGR or BGRA
 
 
-def load_scans(folder: str | Path) -> list[Scan]:
-    """Scans listed in ``manifest.json`` of a folder; entries without a face id are skipped."""
+def load_scans(folder: str | Path, split: str | None = None) -> list[Scan]:
+    """Scans listed in ``manifest.json`` of a folder; entries without a face id are skipped.
+
+    ``split`` keeps evaluation honest: for every face with several scans, the last one is
+    'test' and the others are 'train'; a face scanned once is 'train' only.
+    """
     root = Path(folder)
     manifest = root / "manifest.json"
     if not manifest.is_file():
@@ -49,67 +53,78 @@ def load_scans(folder: str | Path) -> list[Scan]:
         if image.ndim == 2:
             image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
         scans.append(Scan(face, int(entry.get("rotation_as_drawn", 0)), image))
-    return scans
+    if split is None:
+        return scans
+    last = {scan.face: i for i, scan in enumerate(scans)}
+    several = {face for face in last if sum(s.face == face for s in scans) > 1}
+    if split == "test":
+        return [s for i, s in enumerate(scans) if s.face in several and last[s.face] == i]
+    return [s for i, s in enumerate(scans) if not (s.face in several and last[s.face] == i)]
+
+
+PRESETS = {"train": augment.Augment(), "camera": augment.Augment.camera()}
 
 
 def _render_one(card: CardClass, rng: np.random.Generator, size: tuple[int, int], scans_by_face: dict,
-                p_scan: float, style_split: str) -> np.ndarray:
+                p_scan: float, style_split: str, aug: augment.Augment) -> np.ndarray:
     if card.name == EMPTY:
-        return augment.render_cell(None, 0, rng, out_size=size)
+        return augment.render_cell(None, 0, rng, out_size=size, augment=aug)
     if card.name == OTHER:
-        return augment.render_abstain(rng, out_size=size)[0]
+        return augment.render_abstain(rng, out_size=size, augment=aug)[0]
     # a class that covers both rotations (a symmetric face) is shown in either
     rotation = card.rotation if "@" in card.name else int(rng.choice([0, 180]))
     options = scans_by_face.get(card.face)
     if options and rng.random() < p_scan:
         scan = options[int(rng.integers(len(options)))]
         art = scan.image if (scan.rotation - rotation) % 360 == 0 else cv2.rotate(scan.image, cv2.ROTATE_180)
-        return augment.render_cell(card.face, rotation, rng, out_size=size, art=art)
+        return augment.render_cell(card.face, rotation, rng, out_size=size, art=art, augment=aug)
     style = augment.CardStyle.sample(rng, split=style_split)
-    return augment.render_cell(card.face, rotation, rng, out_size=size, style=style)
+    return augment.render_cell(card.face, rotation, rng, out_size=size, style=style, augment=aug)
 
 
 def _render_chunk(args) -> tuple[np.ndarray, np.ndarray]:
-    seed, labels, size, scans_dir, p_scan, style_split = args
+    seed, labels, size, scans_dir, p_scan, style_split, preset = args
+    scan_split = "test" if style_split == "test" else "train"
     classes = card_classes(default_catalogue())
     rng = np.random.default_rng(seed)
     scans_by_face: dict[str, list[Scan]] = {}
     if scans_dir:
-        for scan in _cached_scans(scans_dir):
+        for scan in _cached_scans(scans_dir, scan_split):
             scans_by_face.setdefault(scan.face, []).append(scan)
     images = np.empty((len(labels), size[1], size[0], 3), np.uint8)
     for i, label in enumerate(labels):
-        images[i] = _render_one(classes[label], rng, size, scans_by_face, p_scan, style_split)
+        images[i] = _render_one(classes[label], rng, size, scans_by_face, p_scan, style_split, PRESETS[preset])
     return images, np.asarray(labels, np.int64)
 
 
-_SCANS: dict[str, list[Scan]] = {}
+_SCANS: dict[tuple[str, str], list[Scan]] = {}
 
 
-def _cached_scans(folder: str) -> list[Scan]:
-    if folder not in _SCANS:
-        _SCANS[folder] = load_scans(folder)
-    return _SCANS[folder]
+def _cached_scans(folder: str, split: str) -> list[Scan]:
+    if (folder, split) not in _SCANS:
+        _SCANS[(folder, split)] = load_scans(folder, split)
+    return _SCANS[(folder, split)]
 
 
 def render_dataset(count: int, seed: int, *, size: tuple[int, int] = (64, 96), workers: int = 2,
                    scans_dir: str | None = None, p_scan: float = 0.5, style_split: str = "train",
-                   scanned_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                   scanned_only: bool = False, preset: str = "train") -> tuple[np.ndarray, np.ndarray]:
     """``count`` crops (N, H, W, 3) uint8 with class labels, classes balanced, in a seeded order.
 
-    ``scanned_only`` keeps to the classes of faces that have a scan (to measure scans alone).
+    ``scanned_only`` keeps to the classes of faces that have a scan (to measure scans alone);
+    ``preset`` is the augmentation: "train" (wide) or "camera" (a realistic webcam, for evaluation).
     """
     classes = card_classes(default_catalogue())
     rng = np.random.default_rng(seed)
     wanted = np.arange(len(classes))
     if scanned_only:
-        faces = {scan.face for scan in _cached_scans(scans_dir)}
+        faces = {scan.face for scan in _cached_scans(scans_dir, "test" if style_split == "test" else "train")}
         wanted = np.array([i for i, c in enumerate(classes) if c.face in faces])
     labels = np.resize(wanted, count)
     rng.shuffle(labels)
     chunks = [labels[i:i + CHUNK].tolist() for i in range(0, count, CHUNK)]
     seeds = np.random.SeedSequence(seed).spawn(len(chunks))
-    jobs = [(s, c, size, scans_dir, p_scan, style_split) for s, c in zip(seeds, chunks)]
+    jobs = [(s, c, size, scans_dir, p_scan, style_split, preset) for s, c in zip(seeds, chunks)]
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             parts = list(pool.map(_render_chunk, jobs))

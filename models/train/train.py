@@ -25,24 +25,14 @@ import torch
 from torch import nn
 
 from engine.catalogue import default_catalogue
-from vision.classes import card_classes
+from vision.classes import card_classes, half_turn_index
 
 from .data import render_dataset
-from .net import CardNet, Exported
+from .net import WIDTHS, CardNet, Exported
 
 MEAN = (0.5, 0.5, 0.5)
 STD = (0.25, 0.25, 0.25)
 MODEL_NAME = "tunnel-cards"
-
-
-def half_turn_labels(classes) -> np.ndarray:
-    """Class index of each class's appearance turned 180° (itself for symmetric faces, empty, other)."""
-    index = {(c.face, c.rotation): i for i, c in enumerate(classes) if c.face is not None}
-    out = np.arange(len(classes))
-    for i, c in enumerate(classes):
-        if c.face is not None and "@" in c.name:
-            out[i] = index[(c.face, (c.rotation + 180) % 360)]
-    return out
 
 
 def to_tensor(images: np.ndarray) -> torch.Tensor:
@@ -84,12 +74,13 @@ def fit_temperature(logits: torch.Tensor, labels: torch.Tensor) -> float:
 
 def predict(net: nn.Module, x: torch.Tensor, batch: int = 1024) -> tuple[torch.Tensor, torch.Tensor]:
     net.eval()
+    device = next(net.parameters()).device
     logits, embeddings = [], []
     with torch.no_grad():
         for i in range(0, len(x), batch):
-            lo, em = net(x[i:i + batch])
-            logits.append(lo)
-            embeddings.append(em)
+            lo, em = net(x[i:i + batch].to(device))
+            logits.append(lo.cpu())
+            embeddings.append(em.cpu())
     return torch.cat(logits), torch.cat(embeddings)
 
 
@@ -106,6 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--input", default="40x60", help="model input WIDTHxHEIGHT")
     parser.add_argument("--workers", type=int, default=2, help="processes rendering the data")
     parser.add_argument("--threads", type=int, default=2, help="torch threads")
+    parser.add_argument("--widths", default=",".join(map(str, WIDTHS)), help="channels of the five conv layers")
+    parser.add_argument("--device", default="cpu", help="torch device (the recipe is made for the CPU)")
     args = parser.parse_args(argv)
 
     started = time.time()
@@ -113,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     width, height = (int(v) for v in args.input.lower().split("x"))
     classes = card_classes(default_catalogue())
-    turn = torch.from_numpy(half_turn_labels(classes))
+    turn = torch.tensor(half_turn_index(classes))
     scans = str(Path(args.scans).resolve()) if args.scans else None
 
     def log(message: str) -> None:
@@ -130,7 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     x_val, y_val = to_tensor(val_x), torch.from_numpy(val_y)
     del train_x, val_x
 
-    net = CardNet(len(classes), height, width)
+    widths = tuple(int(v) for v in args.widths.split(","))
+    device = torch.device(args.device)
+    net = CardNet(len(classes), height, width, widths).to(device)
     steps = args.epochs * (len(x_train) // args.batch)
     optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=5e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps, pct_start=0.15)
@@ -143,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(0, len(order) - args.batch + 1, args.batch):
             idx = order[i:i + args.batch]
             xb, yb = augment_batch(x_train[idx], y_train[idx], turn, gen)
-            logits, _ = net(xb)
+            logits, _ = net(xb.to(device))
+            yb = yb.to(device)
             loss = loss_fn(logits, yb)
             optimiser.zero_grad(set_to_none=True)
             loss.backward()
@@ -170,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     onnx_path = out / f"{MODEL_NAME}.onnx"
-    exported = Exported(net.eval(), temperature).eval()
+    exported = Exported(net.cpu().eval(), temperature).eval()
     torch.onnx.export(exported, torch.zeros(1, 3, height, width), str(onnx_path), input_names=["image"],
                       output_names=["probabilities", "embedding"], dynamic_axes={"image": {0: "batch"},
                       "probabilities": {0: "batch"}, "embedding": {0: "batch"}}, opset_version=17, dynamo=False)
@@ -188,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
             "command": "python -m models.train.train" + (" --scans DIR" if scans else ""),
             "seed": args.seed, "train_size": args.train_size, "val_size": args.val_size, "epochs": args.epochs,
             "batch": args.batch, "scans": bool(scans), "temperature": round(temperature, 4),
+            "widths": list(widths), "device": args.device,
             "data": "procedural card renders (vision.cardart) with camera augmentation (vision.augment)"
                     + (", plus augmented scans of printed cards" if scans else ""),
             "torch": torch.__version__, "machine": f"{platform.machine()}, {args.threads} threads",

@@ -1,0 +1,119 @@
+"""The tracker commits only what holds still, never while hands move, and never flip-flops."""
+
+from engine.board import Board, Placement
+from vision.observation import Observation, SeenCard, Unsure
+from vision.track import MazeTracker
+
+START = [SeenCard(0, 0, "start", 0, 0.99), SeenCard(8, 2, "goal-back", 0, 0.99),
+         SeenCard(8, 0, "goal-back", 0, 0.99), SeenCard(8, -2, "goal-back", 0, 0.99)]
+
+
+def seen(*extra: SeenCard, uncertain=()) -> Observation:
+    return Observation(cards=list(START) + list(extra), uncertain=list(uncertain))
+
+
+def run(tracker: MazeTracker, frames, start=0.0, dt=0.1):
+    events = []
+    t = start
+    for obs, empty, busy in frames:
+        events += tracker.update(obs, empty, t, busy)
+        t += dt
+    return events, t
+
+
+def settled() -> tuple[MazeTracker, float]:
+    tracker = MazeTracker(hold_s=0.5, min_frames=3)
+    events, t = run(tracker, [(seen(), {(1, 0)}, False)] * 8)
+    assert [e.kind for e in events] == ["maze-seen"]
+    return tracker, t
+
+
+def test_a_quiet_change_is_committed_once_with_the_engine_verdict():
+    tracker, t = settled()
+    card = SeenCard(1, 0, "straight-ew", 0, 0.98)
+    events, _ = run(tracker, [(seen(card), set(), False)] * 12, start=t)
+    assert [e.kind for e in events] == ["placed"]
+    assert events[0].verdict.legal and events[0].placement == Placement(1, 0, "straight-ew", 0)
+    assert tracker.board.at((1, 0)) == Placement(1, 0, "straight-ew", 0)
+
+
+def test_an_illegal_card_is_committed_and_judged_illegal_in_words():
+    tracker, t = settled()
+    card = SeenCard(1, 0, "straight-ns", 0, 0.98)
+    events, _ = run(tracker, [(seen(card), set(), False)] * 12, start=t)
+    assert events[0].kind == "placed" and not events[0].verdict.legal
+    assert "the west edge is rock but the card at (0,0) has a tunnel there" in events[0].text
+
+
+def test_nothing_commits_while_hands_move_even_for_long():
+    tracker, t = settled()
+    card = SeenCard(1, 0, "straight-ew", 0, 0.98)
+    frames = [(seen(card), set(), i % 3 == 0) for i in range(60)]  # a busy frame every third frame
+    events, _ = run(tracker, frames, start=t)
+    assert events == []
+    assert tracker.board.at((1, 0)) is None
+
+
+def test_an_occluding_hand_resets_the_hold():
+    tracker, t = settled()
+    card = SeenCard(1, 0, "straight-ew", 0, 0.98)
+    hand = Unsure(2, 0, "not-a-maze-card")
+    frames = [(seen(card), set(), False)] * 4 + [(seen(card, uncertain=[hand]), set(), False)] + \
+             [(seen(card), set(), False)] * 4
+    events, _ = run(tracker, frames, start=t)
+    assert events == []  # 0.4 s of quiet after the hand is less than the hold
+
+
+def test_a_flickering_reading_never_commits():
+    tracker, t = settled()
+    a, b = SeenCard(1, 0, "straight-ew", 0, 0.9), SeenCard(1, 0, "cross", 0, 0.9)
+    frames = [(seen(a if i % 2 else b), set(), False) for i in range(40)]
+    events, _ = run(tracker, frames, start=t)
+    assert events == []
+
+
+def test_an_uncertain_cell_keeps_what_was_committed():
+    tracker, t = settled()
+    card = SeenCard(1, 0, "straight-ew", 0, 0.98)
+    run(tracker, [(seen(card), set(), False)] * 12, start=t)
+    events, _ = run(tracker, [(seen(uncertain=[Unsure(1, 0, "low-confidence")]), set(), False)] * 20, start=t + 2)
+    assert events == [] and tracker.board.at((1, 0)) is not None
+
+
+def test_rockfall_and_a_goal_reached_then_turned_over():
+    tracker, t = settled()
+    path = [SeenCard(x, 0, "straight-ew", 0, 0.98) for x in range(1, 8)]
+    events, t = run(tracker, [(seen(*path), set(), False)] * 12, start=t)
+    placed = [e for e in events if e.kind == "placed"]
+    assert len(placed) == 7 and all(e.verdict.legal for e in placed)
+    assert [e.cell for e in events if e.kind == "goal-reached"] == [(8, 0)]
+    # the players turn the goal over: the camera sees the gold
+    turned = [c for c in START if c.cell != (8, 0)] + [SeenCard(8, 0, "goal-gold", 0, 0.97)]
+    events, t = run(tracker, [(Observation(cards=turned + path), set(), False)] * 12, start=t)
+    assert [e.kind for e in events] == ["goal-revealed"] and "gold" in events[0].text
+    assert tracker.board.gold_reached
+    # a rockfall takes (3,0) away
+    without = [c for c in path if c.x != 3]
+    events, _ = run(tracker, [(Observation(cards=turned + without), {(3, 0)}, False)] * 12, start=t)
+    assert [e.kind for e in events] == ["removed"]
+    assert not tracker.board.is_reachable((5, 0))
+
+
+def test_the_start_never_leaves_on_a_misreading():
+    tracker, t = settled()
+    others = [c for c in START if c.face != "start"]
+    events, _ = run(tracker, [(Observation(cards=others), {(0, 0)}, False)] * 12, start=t)
+    assert events == [] and tracker.board.at((0, 0)).face == "start"
+
+
+def test_observation_json_follows_the_contract():
+    obs = seen(SeenCard(1, 0, "t-nes", 180, 0.998), uncertain=[Unsure(3, -1, "occluded")])
+    obs.width, obs.height, obs.ms = 1920, 1080, 18.44
+    doc = obs.to_json()
+    card = next(c for c in doc["cards"] if (c["x"], c["y"]) == (1, 0))
+    assert card == {"x": 1, "y": 0, "face": "t-nes", "rotation": 180, "tunnels": ["NSW"], "features": [],
+                    "confidence": 0.998}
+    assert {"x": 8, "y": 2, "state": "hidden"} in doc["goals"]
+    assert doc["uncertain"] == [{"x": 3, "y": -1, "reason": "occluded"}]
+    assert doc["frame"] == {"width": 1920, "height": 1080, "ms": 18.4}
+    assert isinstance(obs.board(), Board) and len(obs.board()) == 5

@@ -1,0 +1,104 @@
+"""The Observation: what the camera saw of the maze, in the JSON contract of DESIGN.md.
+
+Every card seen is reported exactly once, in ``cards`` or in ``uncertain``, never guessed.
+An Observation turns into an engine ``Board`` (the physical maze, secrets unknown) so the
+engine can judge it, and back into JSON for ``tunnelvision check --json``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.board import GOAL_BACK, Board, Placement
+from engine.catalogue import Catalogue, default_catalogue
+
+
+@dataclass(frozen=True)
+class SeenCard:
+    x: int
+    y: int
+    face: str
+    rotation: int
+    confidence: float
+
+    @property
+    def cell(self) -> tuple[int, int]:
+        return (self.x, self.y)
+
+
+@dataclass(frozen=True)
+class Unsure:
+    x: int
+    y: int
+    reason: str  # occluded | crosswise | low-confidence | unknown-card | not-a-maze-card | conflict
+
+
+@dataclass
+class Observation:
+    cards: list[SeenCard] = field(default_factory=list)
+    uncertain: list[Unsure] = field(default_factory=list)
+    width: int = 0
+    height: int = 0
+    ms: float = 0.0
+    error: str | None = None  # the photo could not be read as a maze, in words
+
+    def board(self, catalogue: Catalogue | None = None) -> Board:
+        """The physical maze as an engine board (goal secrets unknown)."""
+        board = Board(catalogue or default_catalogue())
+        for card in sorted(self.cards, key=lambda c: (c.face != "start", c.x, c.y)):
+            board.put(Placement(card.x, card.y, card.face, card.rotation))
+        return board
+
+    def goals(self, catalogue: Catalogue | None = None) -> list[dict]:
+        catalogue = catalogue or default_catalogue()
+        out = []
+        for card in self.cards:
+            face = catalogue.face(card.face)
+            if face.kind == "goal-back":
+                out.append({"x": card.x, "y": card.y, "state": "hidden"})
+            elif face.kind == "goal":
+                out.append({"x": card.x, "y": card.y, "state": "gold" if face.gold else "stone"})
+        return sorted(out, key=lambda g: (g["x"], -g["y"]))
+
+    def to_json(self, catalogue: Catalogue | None = None) -> dict:
+        catalogue = catalogue or default_catalogue()
+        cards = []
+        for card in sorted(self.cards, key=lambda c: (c.x, -c.y)):
+            face = catalogue.face(card.face)
+            shape = face.shape(card.rotation)
+            features = []
+            if face.has_ladder:
+                features.append("ladder")
+            features += [f"door-{t.door}" for t in shape.tunnels if t.door]
+            features += ["crystal"] * face.crystals
+            if face.gold:
+                features.append("gold")
+            cards.append({"x": card.x, "y": card.y, "face": card.face, "rotation": card.rotation,
+                          "tunnels": shape.tunnel_letters, "features": features,
+                          "confidence": round(card.confidence, 4)})
+        doc = {
+            "cards": cards,
+            "goals": self.goals(catalogue),
+            "uncertain": [{"x": u.x, "y": u.y, "reason": u.reason} for u in sorted(self.uncertain, key=lambda u: (u.x, -u.y))],
+            "frame": {"width": self.width, "height": self.height, "ms": round(self.ms, 1)},
+        }
+        if self.error:
+            doc["error"] = self.error
+        return doc
+
+
+def maze_report(board: Board) -> dict[tuple[int, int], list[str]]:
+    """Every path card's failed conditions, judged as if it were laid last (the engine's own words)."""
+    problems = {}
+    for p in board.placements():
+        if board.shape_at(p.cell).face.kind != "path":
+            continue
+        without = board.copy()
+        without.remove(p.cell)
+        verdict = without.check(p)
+        if not verdict.legal:
+            problems[p.cell] = [r.message for r in verdict.reasons]
+    return problems
+
+
+__all__ = ["GOAL_BACK", "Observation", "SeenCard", "Unsure", "maze_report"]

@@ -1,0 +1,137 @@
+"""Reading the cells: classifier readings to cards, with the deck and the rules as priors.
+
+The classifier reads every lattice cell in one batch. A reading is then *suspect* when it
+is unsure (small margin over the runner-up), when the deck does not have that many copies
+of the face, or when its edges disagree with a confidently read neighbour. Suspects are
+re-examined, not silently corrected: the cell is read again from slightly different crops
+and from the crop turned half a turn (whose answer maps back through the half-turn of
+every class), and the averaged reading decides. A card that is still confidently read
+stays, even if the maze is then illegal: a player may really have laid it wrongly, and
+saying so is the point. What stays unsure is reported as uncertain, never guessed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import cv2
+import numpy as np
+
+from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catalogue
+
+from .classes import EMPTY, half_turn_index
+from .classify import Classifier
+from .observation import SeenCard, Unsure
+
+Cell = tuple[int, int]
+# (cell, variant) -> a re-cropped image of that cell; variants 0..n-1 are small shifts/scales
+Recrop = Callable[[Cell, int], np.ndarray]
+VARIANTS = 4
+MIN_MARGIN = 0.5  # top probability minus the runner-up below which a reading is suspect
+
+
+@dataclass(frozen=True)
+class CellRead:
+    cell: Cell
+    name: str  # class name, "empty" or "other"
+    face: str | None
+    rotation: int
+    confidence: float
+    reason: str | None  # why uncertain, None when sure
+
+
+def _decide(classifier: Classifier, cell: Cell, probs: np.ndarray, embedding: np.ndarray) -> CellRead:
+    r = classifier.reading(probs, embedding)
+    return CellRead(cell, r.card.name, r.card.face, r.card.rotation, r.confidence, r.reason)
+
+
+def _edges_conflict(reads: dict[Cell, CellRead], catalogue: Catalogue) -> set[Cell]:
+    """Cells whose open edges disagree with a confidently read neighbouring card."""
+    suspects = set()
+    for cell, r in reads.items():
+        if r.face is None or r.reason:
+            continue
+        shape = catalogue.face(r.face).shape(r.rotation)
+        if shape.face.kind in ("goal", "goal-back"):
+            continue
+        for bit in EDGE_BITS:
+            dx, dy = STEP[bit]
+            other = reads.get((cell[0] + dx, cell[1] + dy))
+            if other is None or other.face is None or other.reason:
+                continue
+            theirs = catalogue.face(other.face).shape(other.rotation)
+            if theirs.face.kind in ("goal", "goal-back"):
+                continue
+            if bool(shape.open & bit) != bool(theirs.open & OPPOSITE[bit]):
+                suspects.add(cell)
+    return suspects
+
+
+def _over_copies(reads: dict[Cell, CellRead], catalogue: Catalogue) -> set[Cell]:
+    """Cells read as a face the deck has fewer copies of than were read: all but the surest are suspect."""
+    counts = Counter(r.face for r in reads.values() if r.face and not r.reason)
+    suspects = set()
+    for face, n in counts.items():
+        copies = catalogue.face(face).copies
+        if n > copies:
+            ranked = sorted((r for r in reads.values() if r.face == face and not r.reason),
+                            key=lambda r: -r.confidence)
+            suspects.update(r.cell for r in ranked[copies:])
+    return suspects
+
+
+def read_cells(classifier: Classifier, crops: dict[Cell, np.ndarray], *, recrop: Recrop | None = None,
+               catalogue: Catalogue | None = None) -> tuple[list[SeenCard], list[Unsure], set[Cell]]:
+    """Cards, uncertain cells and empty cells from one crop per lattice cell."""
+    catalogue = catalogue or default_catalogue()
+    cells = list(crops)
+    probs, embedding = classifier.run([crops[c] for c in cells])
+    probs = classifier.blend(probs, embedding)
+    reads = {c: _decide(classifier, c, p, e) for c, p, e in zip(cells, probs, embedding)}
+    top2 = np.sort(probs, axis=1)[:, -2:]
+    unsure = {c for c, (second, first) in zip(cells, top2) if first - second < MIN_MARGIN}
+    suspects = unsure | _edges_conflict(reads, catalogue) | _over_copies(reads, catalogue)
+    suspects = [c for c in cells if c in suspects]
+    if suspects:
+        reads.update(_reexamine(classifier, suspects, crops, recrop))
+    # the deck's copy counts: what is still over after re-examination cannot all be right
+    for cell in _over_copies(reads, catalogue):
+        r = reads[cell]
+        reads[cell] = CellRead(cell, r.name, r.face, r.rotation, r.confidence, "conflict")
+    cards, uncertain, empty = [], [], set()
+    for cell in cells:
+        r = reads[cell]
+        if r.reason:
+            if r.name != EMPTY:
+                uncertain.append(Unsure(cell[0], cell[1], r.reason))
+        elif r.name == EMPTY:
+            empty.add(cell)
+        else:
+            cards.append(SeenCard(cell[0], cell[1], r.face, r.rotation, r.confidence))
+    return cards, uncertain, empty
+
+
+def _reexamine(classifier: Classifier, cells: Sequence[Cell], crops: dict[Cell, np.ndarray],
+               recrop: Recrop | None) -> dict[Cell, CellRead]:
+    """Read each suspect again from several crops, one of them turned 180°, and average."""
+    turn = np.array(half_turn_index(classifier.classes))
+    batch, owners, turned = [], [], []
+    for cell in cells:
+        views = [crops[cell]] + ([recrop(cell, v) for v in range(VARIANTS)] if recrop else [])
+        for view in views:
+            for half in (False, True):
+                batch.append(cv2.rotate(view, cv2.ROTATE_180) if half else view)
+                owners.append(cell)
+                turned.append(half)
+    probs, embedding = classifier.run(batch)
+    probs = classifier.blend(probs, embedding)
+    # a reading of the turned crop names the turned class: map it back
+    probs = np.where(np.array(turned)[:, None], probs[:, turn], probs)
+    out = {}
+    for cell in cells:
+        mine = np.array([o == cell for o in owners])
+        mean = probs[mine].mean(axis=0)
+        out[cell] = _decide(classifier, cell, mean, embedding[mine][0])
+    return out

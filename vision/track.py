@@ -1,0 +1,146 @@
+"""A stable maze over frames: commit a change only once it has held still long enough.
+
+Per cell the tracker keeps what is committed and what it has been seeing lately. A
+different reading becomes a candidate; the candidate is committed when it has been seen
+in every frame for ``hold_s`` seconds and at least ``min_frames`` frames, none of them
+busy. A busy frame (motion over the maze, a hand, an occluded cell) resets every
+candidate, so nothing is ever committed while hands move; an uncertain cell keeps its
+committed content. Because a commit needs a full quiet hold, a still board never
+flip-flops.
+
+Commits become events carrying the engine's verdict: a card placed (judged against the
+maze as it was), a card removed (a rockfall), a goal reached by a tunnel, a goal turned
+over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.board import Board, BoardError, Placement, Verdict
+from engine.catalogue import Catalogue, default_catalogue
+
+from .observation import Observation
+
+Cell = tuple[int, int]
+Content = tuple[str, int] | None  # (face, rotation), or None for an empty cell
+
+
+@dataclass(frozen=True)
+class TrackEvent:
+    kind: str  # maze-seen | placed | removed | changed | goal-reached | goal-revealed
+    text: str
+    cell: Cell | None = None
+    placement: Placement | None = None
+    verdict: Verdict | None = None
+    time: float = 0.0
+
+    def to_json(self) -> dict:
+        out = {"kind": self.kind, "text": self.text, "time": round(self.time, 3)}
+        if self.cell is not None:
+            out["cell"] = list(self.cell)
+        if self.placement is not None:
+            out["placement"] = self.placement.to_dict()
+        if self.verdict is not None:
+            out["verdict"] = self.verdict.to_dict()
+        return out
+
+
+@dataclass
+class _Candidate:
+    content: Content
+    since: float
+    frames: int = 1
+
+
+@dataclass
+class MazeTracker:
+    hold_s: float = 0.8
+    min_frames: int = 4
+    catalogue: Catalogue = field(default_factory=default_catalogue)
+    board: Board | None = None  # the committed physical maze; None until the first quiet view
+    _candidates: dict[Cell, _Candidate] = field(default_factory=dict)
+    _first: _Candidate | None = None
+    _first_view: dict[Cell, Content] | None = None
+
+    def update(self, seen: Observation, empty: set[Cell], now: float, busy: bool) -> list[TrackEvent]:
+        """Feed one frame's reading; returns the events committed by it."""
+        view: dict[Cell, Content] = {c.cell: (c.face, c.rotation) for c in seen.cards}
+        view.update({cell: None for cell in empty})
+        if busy or any(u.reason in ("occluded", "not-a-maze-card") for u in seen.uncertain):
+            self._candidates.clear()
+            self._first = None
+            return []
+        if self.board is None:
+            return self._settle_first(view, now)
+        events = []
+        committed = {p.cell: (p.face, p.rotation) for p in self.board.placements()}
+        for cell, content in view.items():
+            if committed.get(cell) == content:
+                self._candidates.pop(cell, None)
+                continue
+            candidate = self._candidates.get(cell)
+            if candidate is None or candidate.content != content:
+                self._candidates[cell] = _Candidate(content, now)
+                continue
+            candidate.frames += 1
+            if now - candidate.since >= self.hold_s and candidate.frames >= self.min_frames:
+                del self._candidates[cell]
+                events += self._commit(cell, committed.get(cell), content, now)
+        # a cell no longer seen differently (occluded, out of view, uncertain) loses its candidate
+        for cell in [c for c in self._candidates if c not in view]:
+            del self._candidates[cell]
+        return events
+
+    def _settle_first(self, view: dict[Cell, Content], now: float) -> list[TrackEvent]:
+        cards = {c: v for c, v in view.items() if v is not None}
+        if not cards:
+            return []
+        if self._first is None or self._first_view != cards:
+            self._first, self._first_view = _Candidate(None, now), cards
+            return []
+        self._first.frames += 1
+        if now - self._first.since < self.hold_s or self._first.frames < self.min_frames:
+            return []
+        board = Board(self.catalogue)
+        for cell, (face, rotation) in sorted(cards.items(), key=lambda kv: kv[1][0] != "start"):
+            board.put(Placement(cell[0], cell[1], face, rotation))
+        self.board = board
+        return [TrackEvent("maze-seen", f"the maze is in view: {len(cards)} cards", time=now)]
+
+    def _commit(self, cell: Cell, was: Content, now_content: Content, now: float) -> list[TrackEvent]:
+        board = self.board
+        x, y = cell
+        if now_content is None:
+            try:
+                removed = board.remove(cell)
+            except BoardError:
+                return []  # the start and the goals do not leave the table; it was a misreading
+            return [TrackEvent("removed", f"{removed.face} removed from ({x},{y}) (rockfall)", cell, removed,
+                               time=now)]
+        face, rotation = now_content
+        placement = Placement(x, y, face, rotation)
+        kind = self.catalogue.face(face).kind
+        if was is not None and self.catalogue.face(was[0]).kind == "goal-back" and kind == "goal":
+            board.reveal(cell, face, rotation)
+            words = "the gold" if self.catalogue.face(face).gold else "stone"
+            return [TrackEvent("goal-revealed", f"the goal at ({x},{y}) is {words}", cell, placement, time=now)]
+        if was is not None:
+            try:
+                board.remove(cell)
+            except BoardError:
+                return []
+            verdict = board.check(placement)
+            board.put(placement)
+            return [TrackEvent("changed", f"({x},{y}) now reads {placement.face}: "
+                               + ("legal" if verdict.legal else "illegal: " + "; ".join(r.message for r in verdict.reasons)),
+                               cell, placement, verdict, now)]
+        verdict = board.check(placement)
+        growth = board.put(placement)
+        text = ("legal: " if verdict.legal else "illegal: ") + (
+            str(placement) if verdict.legal else "; ".join(r.message for r in verdict.reasons))
+        events = [TrackEvent("placed", text, cell, placement, verdict, now)]
+        for goal in growth.pending:
+            events.append(TrackEvent("goal-reached", f"a tunnel reaches the goal at ({goal[0]},{goal[1]}): turn it over",
+                                     goal, time=now))
+        return events
