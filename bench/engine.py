@@ -73,7 +73,7 @@ def main() -> int:
     for name, players in (("saboteur", 5), ("saboteur2", 8)):
         rng = random.Random(42)
         start = time.perf_counter()
-        for i in range(games):
+        for _ in range(games):
             simulate_game(Game(Rules.parse(name), [f"p{k}" for k in range(players)]), rng)
         results[name] = games / (time.perf_counter() - start)
 

@@ -409,7 +409,6 @@ class Board:
     def _grow(self, cell: Cell, shape: Shape) -> Growth:
         """Follow the tunnels from a card laid at ``cell`` without changing the board."""
         reach = self._reach
-        cards = self._cards
         hidden = self._hidden
         new: dict[Cell, int] = {}
         extra: dict[Cell, Shape] = {cell: shape}

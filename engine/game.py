@@ -18,11 +18,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .board import GOAL_CELLS, Board, BoardError, Cell, Placement, placement_from_dict
-from .catalogue import TOOLS, Catalogue, CatalogueError, default_catalogue
+from .board import Board, BoardError, Cell, Placement, placement_from_dict
+from .catalogue import Catalogue, CatalogueError, default_catalogue
 from .options import Rules
 from .scoring import (
-    GEOLOGIST,
     MINER,
     SABOTEUR,
     SELFISH,
@@ -841,5 +840,3 @@ class Game:
             game._pending_summary = doc["pending_summary"]
         return game
 
-
-__all__ = ["Draft", "Event", "Game", "Move", "MoveError", "Round", "SeatState", "GOAL_CELLS", "TOOLS", "GEOLOGIST"]

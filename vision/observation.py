@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.board import GOAL_BACK, Board, Placement
+from engine.board import Board, Placement
 from engine.catalogue import Catalogue, default_catalogue
 
 
@@ -100,5 +100,3 @@ def maze_report(board: Board) -> dict[tuple[int, int], list[str]]:
             problems[p.cell] = [r.message for r in verdict.reasons]
     return problems
 
-
-__all__ = ["GOAL_BACK", "Observation", "SeenCard", "Unsure", "maze_report"]
