@@ -56,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     marker = sub.add_parser("markers", help="write the printable ArUco table-calibration sheet (PNG and PDF)")
     marker.add_argument("--out", default=".", metavar="DIR")
 
+    from companion_web.serve import add_arguments as add_serve_arguments
+
+    add_serve_arguments(sub.add_parser("serve", help="run the web companion: table screen and phones"))
+
     demo = sub.add_parser("demo", help="watch computer players play a whole game, judged by the engine")
     demo.add_argument("--game", choices=["saboteur", "saboteur2"], default="saboteur")
     demo.add_argument("--players", type=int, default=5)
@@ -92,6 +96,10 @@ def main(argv: list[str] | None = None) -> int:
             from . import calibration_cli
 
             return calibration_cli.markers(args.out)
+        if args.command == "serve":
+            from companion_web.serve import run_from_args
+
+            return run_from_args(args)
         if args.command == "demo":
             from . import rules_cli
 

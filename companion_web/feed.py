@@ -1,0 +1,125 @@
+"""The seam between what is seen on the table and the game: ``TableFeed``.
+
+A feed reports changes on the physical table (a card laid, a card taken away, a goal card
+turned over) to a sink the companion connects; the companion attributes a laid card to the
+player whose turn it is, asks the engine for its verdict and shows it on every screen. A
+feed may also offer a live picture (``frames``, JPEG images) for the table screen.
+
+``ManualFeed`` is the feed without a camera: the host's entries on the table screen are
+what it reports. The camera feed (built on ``vision``) subclasses ``TableFeed``, runs its
+own thread from ``start``, turns each stable Observation into changes with
+``changes_from_observation`` and reports them one by one; it overrides ``frames`` to
+stream what the camera sees with the recognised grid drawn over it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator, Union
+
+from engine.board import Board, Placement, placement_from_dict
+
+
+@dataclass(frozen=True)
+class CardPlaced:
+    placement: Placement
+
+
+@dataclass(frozen=True)
+class CardRemoved:
+    x: int
+    y: int
+
+
+@dataclass(frozen=True)
+class GoalTurned:
+    x: int
+    y: int
+
+
+FeedChange = Union[CardPlaced, CardRemoved, GoalTurned]
+
+
+@dataclass(frozen=True)
+class FeedOutcome:
+    """What the companion made of one change."""
+
+    legal: bool | None  # a laid card: the engine's verdict; None for other changes
+    reasons: tuple[tuple[str, str], ...] = ()  # (code, English message) when illegal
+    seat: int | None = None  # who the laid card was attributed to
+
+
+Sink = Callable[[FeedChange], FeedOutcome]
+
+
+class FeedNotConnected(RuntimeError):
+    pass
+
+
+class TableFeed(ABC):
+    """What is seen on the table, as changes, and optionally as pictures."""
+
+    name = "feed"
+    has_video = False  # a feed that overrides ``frames`` says so, and the table screen shows the picture
+
+    def __init__(self) -> None:
+        self._sink: Sink | None = None
+
+    def connect(self, sink: Sink) -> None:
+        """Called once by the companion before ``start``."""
+        self._sink = sink
+
+    def start(self) -> None:
+        """Begin watching (a camera feed starts its thread here)."""
+
+    def stop(self) -> None:
+        """Stop watching and release the source."""
+
+    def report(self, change: FeedChange) -> FeedOutcome:
+        """Hand one change to the companion; returns its outcome. Safe to call from any thread.
+
+        Raises ``errors.GameError`` when the game cannot take the change (no round is being
+        played, a rockfall on the start card...); the game is then unchanged.
+        """
+        if self._sink is None:
+            raise FeedNotConnected("the feed is not connected to a game")
+        return self._sink(change)
+
+    def frames(self) -> Iterator[bytes] | None:
+        """JPEG images of the table for a live view, or None when the feed has no picture."""
+        return None
+
+
+class ManualFeed(TableFeed):
+    """No camera: the host enters each card laid or taken away on the table screen."""
+
+    name = "manual"
+
+
+def changes_from_observation(board: Board, observation: dict,
+                             contested: Iterable[Placement] = ()) -> list[FeedChange]:
+    """The changes an Observation (shared/DESIGN.md) shows against the public board.
+
+    ``board`` is the public maze (``views.public_board``), ``contested`` the refused cards
+    still lying on the table, so that a card the engine refused is not reported again on
+    every frame. Cells listed as uncertain are skipped: a hand over the table must not
+    read as a rockfall. A cell whose card changed face is left to the host to correct
+    (a misread), since a real table never swaps a card in place.
+    """
+    uncertain = {(u["x"], u["y"]) for u in observation.get("uncertain", ())}
+    known = {p.cell for p in board.placements()} | {p.cell for p in contested}
+    seen = {}
+    for card in observation.get("cards", ()):
+        placement = placement_from_dict({k: card[k] for k in ("x", "y", "face", "rotation") if k in card})
+        seen[placement.cell] = placement
+    changes: list[FeedChange] = [CardPlaced(p) for cell, p in sorted(seen.items())
+                                 if cell not in known and cell not in uncertain]
+    movable = {p.cell for p in board.placements() if board.catalogue.face(p.face).is_path}
+    movable |= {p.cell for p in contested}
+    changes += [CardRemoved(x, y) for x, y in sorted(movable - set(seen) - uncertain)]
+    for goal in observation.get("goals", ()):
+        cell = (goal["x"], goal["y"])
+        if goal.get("state") not in (None, "hidden") and board.is_hidden_goal(cell):
+            changes.append(GoalTurned(*cell))
+    return changes
