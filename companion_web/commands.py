@@ -59,11 +59,9 @@ def apply(game: Game, command: dict) -> list[Event]:
     if op == "skip-theft":
         return game.skip_theft(command["seat"])
     if op == "turn":
-        if game.round is None or game.round.ended:
+        if game.round is None:
             raise MoveError("nobody has a turn: the round is over")
-        # Table mode keeps the turn pointer only to attribute what the camera sees;
-        # the engine exposes it as plain data.
-        game.round.turn = command["seat"]
+        game.round.set_turn(command["seat"])
         return []
     raise ValueError(f"unknown round-log command {op!r}")
 

@@ -15,6 +15,7 @@ All state is plain data, so a round and a game go to JSON and back exactly.
 
 from __future__ import annotations
 
+import copy
 import random
 from dataclasses import dataclass, field
 
@@ -274,6 +275,16 @@ class Round:
             self.turn = (move.seat + 1) % self.players
         return events
 
+    def set_turn(self, seat: int) -> None:
+        """Table mode: the players say whose turn it is (the camera cannot see who lays a card)."""
+        if self.ended:
+            raise MoveError("nobody has a turn: the round is over")
+        if self.tracked:
+            raise MoveError("with tracked hands the turn follows the play")
+        if not 0 <= seat < self.players:
+            raise MoveError(f"there is no seat {seat}")
+        self.turn = seat
+
     def declare_exhausted(self) -> list[Event]:
         """Table mode: the players say the draw pile is empty and nobody can play."""
         if self.ended:
@@ -479,7 +490,10 @@ class Round:
     def _do_pass(self, move: Move, me: SeatState, rng) -> list[Event]:
         count = len(move.discards)
         holding = None if me.hand is None else len(me.hand)
-        if self.rules.expansion:
+        if holding is None:  # table mode: the discards are face down on a real table
+            allowed = range(0, 4)
+            words = "at most 3 cards"
+        elif self.rules.expansion:
             allowed = range(1, 4) if holding != 0 else range(0, 1)
             words = "1 to 3 cards"
         else:
@@ -560,7 +574,8 @@ class Round:
     # -------------------------------------------------------------- formats
 
     def to_json(self) -> dict:
-        return {
+        """A deep copy of the round as plain data: nothing in it is shared with the live round."""
+        return copy.deepcopy({
             "rules": self.rules.to_json(),
             "board": self.board.to_json(),
             "seats": [s.to_json() for s in self.seats],
@@ -577,10 +592,11 @@ class Round:
             "ended": self.ended,
             "end_reason": self.end_reason,
             "history": [m.to_json() for m in self.history],
-        }
+        })
 
     @classmethod
     def from_json(cls, doc: dict, catalogue: Catalogue | None = None) -> Round:
+        doc = copy.deepcopy(doc)  # the round must not share lists with the document it came from
         board = Board.from_json(doc["board"], catalogue)
         r = cls(Rules.from_json(doc["rules"]), board, [SeatState.from_json(s) for s in doc["seats"]],
                 first=doc["first"], draw_pile=doc["draw_pile"], unused_roles=doc["unused_roles"],
@@ -810,7 +826,7 @@ class Game:
     # -------------------------------------------------------------- formats
 
     def to_json(self) -> dict:
-        return {
+        return copy.deepcopy({
             "rules": self.rules.to_json(),
             "names": self.names,
             "tracked": self.tracked,
@@ -823,10 +839,11 @@ class Game:
             "results": self.results,
             "next_first": self.next_first,
             "pending_summary": getattr(self, "_pending_summary", None),
-        }
+        })
 
     @classmethod
     def from_json(cls, doc: dict, catalogue: Catalogue | None = None) -> Game:
+        doc = copy.deepcopy(doc)
         game = cls(Rules.from_json(doc["rules"]), doc["names"], catalogue=catalogue, tracked=doc["tracked"])
         game.round_number = doc["round_number"]
         game.round = Round.from_json(doc["round"], game.catalogue) if doc["round"] else None
