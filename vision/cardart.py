@@ -95,6 +95,7 @@ class CardStyle:
     print_contrast: float = 1.0
     print_gamma: float = 1.0
     paper_grain: float = 0.02
+    swell: float = 0.0  # how much wider than at the edges a tunnel gets inside the card
 
     @classmethod
     def reference(cls) -> CardStyle:
@@ -162,6 +163,7 @@ class CardStyle:
             print_contrast=u(0.72, 1.28),
             print_gamma=u(0.75, 1.3),
             paper_grain=u(0.0, 0.07),
+            swell=u(0.0, 0.5) if rng.random() < 0.5 else u(0.0, 0.1),
         )
 
 
@@ -422,7 +424,7 @@ def _wave(rng, s, amp):
     return amp * (np.sin(2 * np.pi * (f1 * s + rng.uniform())) + 0.45 * np.sin(2 * np.pi * (f2 * s + rng.uniform())))
 
 
-def _make_path(rng, ctrl, r0, style, w, fixed_end: bool, spacing=None) -> _Path:
+def _make_path(rng, ctrl, r0, style, w, fixed_end: bool, spacing=None, swell: float = 0.0) -> _Path:
     dense = _bezier(*ctrl, np.linspace(0, 1, 80))
     seg = np.hypot(*np.diff(dense, axis=0).T)
     arc = np.concatenate([[0], np.cumsum(seg)])
@@ -440,6 +442,9 @@ def _make_path(rng, ctrl, r0, style, w, fixed_end: bool, spacing=None) -> _Path:
     pts = pts + normal * (_wave(rng, s, 0.028 * w * wav * min(1.0, length / w)) * env)[:, None]
     env_r = _smoothstep(0.0, 0.22, s) * (_smoothstep(0.0, 0.22, 1 - s) if fixed_end else 1)
     rad = r0 * (1 + 0.16 * wav * _wave(rng, s, 1.0) / 1.45 * env_r)
+    # Some printings open the tunnel wide inside the card and leave thin rock walls; the
+    # width at the edge midpoints stays, so the card still meets its neighbours the same.
+    rad = rad * (1 + swell * (np.sin(np.pi * s) ** 2 if fixed_end else _smoothstep(0.2, 1.0, s)))
     return _Path(pts, rad)
 
 
@@ -480,7 +485,7 @@ def _plan_tunnels(face: Face, style: CardStyle, rng: np.random.Generator, w: int
                     k0 = np.linalg.norm(p1 - p0) / 3
                     bias = (hub - centre) * 1.5
                     ctrl = (p0 - d0 * 0.4 * r0, p0 + d0 * k0 + bias, p1 + d1 * k0 + bias, p1 - d1 * 0.4 * r0)
-                    path = _make_path(rng, ctrl, r0, style, w, True)
+                    path = _make_path(rng, ctrl, r0, style, w, True, swell=style.swell)
                     plan.paths.append(path)
                     i = len(path.pts) // 2
                     plan.anchor = tuple(path.pts[i])
@@ -491,7 +496,7 @@ def _plan_tunnels(face: Face, style: CardStyle, rng: np.random.Generator, w: int
                     k0 = np.linalg.norm(centre - p0) * kappa
                     k1 = np.linalg.norm(centre - p1) * kappa
                     ctrl = (p0 - d0 * 0.4 * r0, p0 + d0 * k0, p1 + d1 * k1, p1 - d1 * 0.4 * r0)
-                    path = _make_path(rng, ctrl, r0, style, w, True)
+                    path = _make_path(rng, ctrl, r0, style, w, True, swell=style.swell)
                     plan.paths.append(path)
                     i = len(path.pts) // 2
                     plan.anchor = tuple(path.pts[i])
@@ -506,8 +511,9 @@ def _plan_tunnels(face: Face, style: CardStyle, rng: np.random.Generator, w: int
                     p, d = _mid(b, w, h)
                     dist = np.linalg.norm(hub - p)
                     ctrl = (p - d * 0.4 * r0, p + d * 0.5 * dist, hub - (hub - p) * 0.2, hub)
-                    plan.paths.append(_make_path(rng, ctrl, r0, style, w, False))
-                rx, ry = r0 * rng.uniform(1.0, 1.45), r0 * rng.uniform(1.0, 1.45)
+                    plan.paths.append(_make_path(rng, ctrl, r0, style, w, False, swell=style.swell))
+                # a swollen chamber still leaves rock at every closed edge's midpoint
+                rx, ry = (min(r0 * (1 + style.swell) * rng.uniform(1.0, 1.45), 0.33 * w) for _ in range(2))
                 plan.blobs.append((hub, rx, ry, rng.uniform(0, 180)))
                 plan.anchor = tuple(hub)
                 plan.anchor_rad = float(min(rx, ry))
