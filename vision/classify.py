@@ -126,6 +126,11 @@ class Classifier:
         self.input_name = self.session.get_inputs()[0].name
         self.prototypes = prototypes
         self.index = {c.name: i for i, c in enumerate(self.classes)}
+        self.allowed = np.ones(len(self.classes), bool)
+
+    def restrict_to(self, faces: set[str]) -> None:
+        """Only these faces can be on this table (the game's deck): the others get no probability."""
+        self.allowed = np.array([c.face is None or c.face in faces for c in self.classes])
 
     # ------------------------------------------------------------------ batches
 
@@ -148,8 +153,7 @@ class Classifier:
 
     def classify(self, crops: Sequence[np.ndarray]) -> list[Reading]:
         probs, embedding = self.run(crops)
-        probs = self.blend(probs, embedding)
-        return [self.reading(p, e) for p, e in zip(probs, embedding)]
+        return [self.reading(p, e) for p, e in zip(self.blend(probs, embedding), embedding)]
 
     def reading(self, probs: np.ndarray, embedding: np.ndarray) -> Reading:
         """The decision for one crop: its best class, and whether (and why) to abstain."""
@@ -171,23 +175,32 @@ class Classifier:
         return float(np.linalg.norm(unit - self.centroids[class_index])) > self.max_distance
 
     def blend(self, probs: np.ndarray, embedding: np.ndarray) -> np.ndarray:
-        """The model's probabilities, blended with the nearest deck prototypes when there are any."""
-        proto = self.prototypes
-        if proto is None or not len(probs):
+        """The model's probabilities under the table's priors.
+
+        Faces the game's deck lacks get nothing. With a deck calibration, the calibrated
+        faces are the deck: the model's probability for each is blended with a softmax over
+        the nearest prototype of each class, and "empty" and "other" keep the model's say.
+        """
+        if not len(probs):
             return probs
-        unit = embedding / np.maximum(np.linalg.norm(embedding, axis=1, keepdims=True), 1e-6)
-        similarity = unit @ proto.vectors.T  # (N, P)
-        per_class = np.full((len(unit), len(self.classes)), -np.inf, np.float32)
-        for j, label in enumerate(proto.labels):
-            per_class[:, label] = np.maximum(per_class[:, label], similarity[:, j])
-        known = np.isfinite(per_class[0])
-        proto_probs = _softmax(per_class[:, known] / proto.temperature)
-        # Classes the deck did not cover (empty, other, cards not photographed) keep the model's say;
-        # the covered classes share their total mass between the model and the prototypes.
-        mass = probs[:, known].sum(axis=1, keepdims=True)
-        blended = probs.copy()
-        blended[:, known] = (1 - proto.weight) * probs[:, known] + proto.weight * proto_probs * mass
-        return blended / blended.sum(axis=1, keepdims=True)
+        allowed = self.allowed.copy()
+        proto = self.prototypes
+        if proto is not None:
+            covered = np.zeros(len(self.classes), bool)
+            covered[np.unique(proto.labels)] = True
+            allowed &= covered | np.array([c.face is None for c in self.classes])
+        out = np.where(allowed, probs, 0.0)
+        if proto is not None:
+            unit = embedding / np.maximum(np.linalg.norm(embedding, axis=1, keepdims=True), 1e-6)
+            similarity = unit @ proto.vectors.T  # (N, P)
+            per_class = np.full((len(unit), len(self.classes)), -np.inf, np.float32)
+            for j, label in enumerate(proto.labels):
+                per_class[:, label] = np.maximum(per_class[:, label], similarity[:, j])
+            known = np.isfinite(per_class[0]) & allowed
+            mass = out[:, known].sum(axis=1, keepdims=True)
+            proto_probs = _softmax(per_class[:, known] / proto.temperature)
+            out[:, known] = (1 - proto.weight) * out[:, known] + proto.weight * proto_probs * mass
+        return out / np.maximum(out.sum(axis=1, keepdims=True), 1e-12)
 
 
 def load_image(path: str | Path) -> np.ndarray:

@@ -1,0 +1,37 @@
+"""Deck calibration adapts the shipped model to a printing unlike anything it trained on."""
+
+import numpy as np
+
+from calibration.deck import SLOTS, calibrate, deck_faces, load_prototypes, save
+from engine.catalogue import default_catalogue
+from vision.augment import Augment, render_cell
+from vision.classify import Classifier
+from vision.scenes import FOREIGN_EDITION, deck_sheet_photo
+
+CATALOGUE = default_catalogue()
+
+
+def test_calibrating_with_sheet_photos_reads_a_foreign_printing_better(tmp_path):
+    classifier = Classifier()
+    rng = np.random.default_rng(21)
+    faces = deck_faces(CATALOGUE, ("base",))
+    photos = [deck_sheet_photo(page, faces, FOREIGN_EDITION, rng) for page in range(3)]
+    deck = calibrate(classifier, photos, ("base",))
+    assert len(deck.labels) == 2 * len(faces)  # each card upright and turned (a symmetric card: two views)
+    save(deck, tmp_path / "deck.json")
+
+    truth, crops = [], []
+    for face in [f for f in faces if CATALOGUE.face(f).kind == "path"]:
+        for rotation in (0, 180):
+            crops.append(render_cell(face, rotation, rng, augment=Augment.camera(), style=FOREIGN_EDITION))
+            truth.append((face, rotation))
+
+    def right(readings):
+        return sum(r.card.face == f and (r.card.rotation == rot or "@" not in r.card.name)
+                   for r, (f, rot) in zip(readings, truth))
+
+    before = right(classifier.classify(crops))
+    classifier.prototypes = load_prototypes(tmp_path / "deck.json", classifier)
+    after = right(classifier.classify(crops))
+    assert after > before and after >= 0.9 * len(truth)
+    assert SLOTS == 8

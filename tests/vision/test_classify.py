@@ -1,0 +1,134 @@
+"""The shipped card classifier through its onnxruntime front: readings, abstention, errors."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.catalogue import default_catalogue
+from vision.augment import Augment, render_abstain, render_cell
+from vision.cardart import CardStyle
+from vision.classes import card_classes
+from vision.classify import DEFAULT_MODEL, Classifier, ModelError
+from vision.read import read_cells
+
+CATALOGUE = default_catalogue()
+CAMERA = Augment.camera()
+
+
+@pytest.fixture(scope="module")
+def classifier():
+    return Classifier()
+
+
+def camera_crops(n, seed):
+    """Crops of random classes under realistic camera conditions, in styles never trained on."""
+    rng = np.random.default_rng(seed)
+    classes = [c for c in card_classes(CATALOGUE) if c.face is not None]
+    crops, truth = [], []
+    for _ in range(n):
+        c = classes[int(rng.integers(len(classes)))]
+        rotation = c.rotation if "@" in c.name else int(rng.choice([0, 180]))
+        crops.append(render_cell(c.face, rotation, rng, augment=CAMERA, style=CardStyle.sample(rng, split="test")))
+        truth.append(c.name)
+    return crops, truth
+
+
+def test_metadata_matches_the_catalogue_and_the_model_is_small(classifier):
+    assert [c.name for c in classifier.classes] == [c.name for c in card_classes(CATALOGUE)]
+    assert DEFAULT_MODEL.stat().st_size <= 2 * 1024 * 1024
+    assert classifier.meta["training"]["seed"] == 0 and "heldout_synthetic" in classifier.meta["metrics"]
+
+
+def test_reads_unseen_styles_under_a_camera(classifier):
+    crops, truth = camera_crops(240, seed=11)
+    readings = classifier.classify(crops)
+    right = sum(r.card.name == t for r, t in zip(readings, truth))
+    committed_wrong = sum(r.card.name != t and not r.uncertain for r, t in zip(readings, truth))
+    assert right / len(truth) >= 0.95
+    assert committed_wrong <= 2
+
+
+def test_abstains_on_hands_and_action_cards(classifier):
+    rng = np.random.default_rng(5)
+    crops = [render_abstain(rng, kind, augment=CAMERA)[0] for kind in ("hand", "action", "crosswise") for _ in range(20)]
+    readings = classifier.classify(crops)
+    assert sum(r.uncertain for r in readings) >= 0.85 * len(readings)
+    assert all(r.uncertain or r.card.face is None for r in readings if r.card.name == "other")
+
+
+def test_an_empty_batch_and_grey_input(classifier):
+    assert classifier.classify([]) == []
+    reading = classifier.classify([np.full((96, 64), 128, np.uint8)])[0]  # grey, single channel
+    assert reading.card.face is None or reading.uncertain
+
+
+def test_half_turn_of_a_crop_reads_as_the_other_rotation(classifier):
+    rng = np.random.default_rng(8)
+    crop = render_cell("t-nes", 0, rng, augment=Augment.clean(), style=CardStyle.reference())
+    upright, turned = classifier.classify([crop, cv2.rotate(crop, cv2.ROTATE_180)])
+    assert (upright.card.name, turned.card.name) == ("t-nes@0", "t-nes@180")
+    assert turned.to_json()["tunnels"] == ["NSW"]
+
+
+def test_a_corrupt_or_missing_model_is_one_sentence(tmp_path):
+    broken = tmp_path / "tunnel-cards.onnx"
+    broken.write_bytes(b"not an onnx model at all")
+    shutil.copy(DEFAULT_MODEL.with_suffix(".json"), broken.with_suffix(".json"))
+    with pytest.raises(ModelError, match="cannot be loaded; it may be corrupt"):
+        Classifier(broken)
+    with pytest.raises(ModelError, match="no model file"):
+        Classifier(tmp_path / "missing.onnx")
+    shutil.copy(DEFAULT_MODEL, tmp_path / "m.onnx")
+    (tmp_path / "m.json").write_text("{half")
+    with pytest.raises(ModelError, match="metadata file .* is corrupt"):
+        Classifier(tmp_path / "m.onnx")
+
+
+def test_classify_command_answers_each_image_in_order(tmp_path):
+    rng = np.random.default_rng(3)
+    paths = []
+    for i, (face, rotation) in enumerate((("cross", 0), ("curve-nw", 180))):
+        path = tmp_path / f"cell{i}.png"
+        cv2.imwrite(str(path), render_cell(face, rotation, rng, augment=Augment.clean(), style=CardStyle.reference()))
+        paths.append(str(path))
+    (tmp_path / "bad.png").write_bytes(b"garbage")
+    args = [paths[0], str(tmp_path / "bad.png"), paths[1]]
+    done = subprocess.run([sys.executable, "-m", "tunnelvision", "classify", "--json", *args],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    lines = [json.loads(x) for x in done.stdout.splitlines()]
+    assert lines[0]["face"] == "cross" and lines[0]["tunnels"] == ["NESW"] and not lines[0]["uncertain"]
+    assert lines[1]["error"].endswith("is not an image that can be read")
+    assert (lines[2]["face"], lines[2]["rotation"], lines[2]["tunnels"]) == ("curve-nw", 180, ["ES"])
+
+
+def test_reading_cells_uses_the_deck_counts(classifier):
+    """Two cells read as the one start card: the less sure one is not silently accepted."""
+    rng = np.random.default_rng(4)
+    clean = Augment.clean()
+    crops = {(0, 0): render_cell("start", 0, rng, augment=clean, style=CardStyle.reference()),
+             (1, 0): render_cell("straight-ew", 0, rng, augment=clean, style=CardStyle.reference()),
+             (3, 3): render_cell("start", 0, rng, augment=CAMERA, style=CardStyle.sample(rng)),
+             (2, 0): render_cell(None, 0, rng, augment=clean)}
+    cards, uncertain, empty = read_cells(classifier, crops)
+    faces = {c.cell: c.face for c in cards}
+    assert faces.get((1, 0)) == "straight-ew" and (2, 0) in empty
+    assert list(faces.values()).count("start") == 1
+    assert any((u.x, u.y) in ((0, 0), (3, 3)) and u.reason == "conflict" for u in uncertain)
+
+
+def test_restricting_to_the_games_deck_never_names_a_missing_face(classifier):
+    crops, _ = camera_crops(60, seed=12)
+    base = {f.id for f in CATALOGUE.faces.values() if f.set == "base"}
+    classifier.restrict_to(base)
+    try:
+        readings = classifier.classify(crops)
+    finally:
+        classifier.allowed[:] = True
+    assert all(r.card.face is None or r.card.face in base for r in readings)
+    assert all(abs(float(r.probabilities.sum()) - 1) < 1e-4 for r in readings)
