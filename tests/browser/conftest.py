@@ -21,6 +21,8 @@ SCREENS = Path(os.environ.get("TUNNELVISION_SCREENSHOTS", "/tmp/tunnelvision-scr
 
 def pytest_collection_modifyitems(items):
     if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):  # CI installs chromium: a missing browser there is a failure, not a skip
+            raise pytest.UsageError(f"{CHROMIUM} is missing; .ci/run installs Debian's chromium")
         skip = pytest.mark.skip(reason=f"{CHROMIUM} is missing (install Debian's chromium; no browser is downloaded)")
         for item in items:
             if "browser" in item.keywords:
