@@ -45,6 +45,22 @@ def build_parser() -> argparse.ArgumentParser:
     classify.add_argument("--threads", type=int, default=1)
     classify.add_argument("--deck", help="a deck calibration file from calibrate-deck")
 
+    check = sub.add_parser("check", help="read the maze in photos and judge it",
+                           description="Prints the maze, each card's tunnels, what breaks the rules and which "
+                                       "goals are reached; with --json one Observation per photo, per line.")
+    check.add_argument("photos", nargs="+", metavar="PHOTO")
+    watch = sub.add_parser("watch", help="print the events of a live table as they happen",
+                           description="SOURCE: a webcam index (0), a video file, a photo or folder of photos, "
+                                       "or an MJPEG URL (http://phone:8080/video).")
+    watch.add_argument("source", metavar="SOURCE")
+    watch.add_argument("--hold", type=float, default=0.8, help="seconds a change must hold still (default 0.8)")
+    for command in (check, watch):
+        command.add_argument("--json", action="store_true")
+        command.add_argument("--game", choices=["saboteur", "saboteur2"], default="saboteur")
+        command.add_argument("--deck", help="a deck calibration file from calibrate-deck")
+        command.add_argument("--calibration", help="a table calibration file (fixed camera with the marker sheet)")
+        command.add_argument("--model", help="an ONNX model (default: the shipped one)")
+
     deck = sub.add_parser("calibrate-deck", help="adapt recognition to your own printing of the cards")
     deck.add_argument("photos", nargs="*", metavar="PHOTO", help="photos of the deck sheets with your cards on them")
     deck.add_argument("--sheets", metavar="DIR", help="write the printable deck sheets (PNG and PDF) here and stop")
@@ -87,6 +103,16 @@ def main(argv: list[str] | None = None) -> int:
 
             return vision_cli.classify(args.images, as_json=args.json, model=args.model, threads=args.threads,
                                        deck=args.deck)
+        if args.command == "check":
+            from . import vision_cli
+
+            return vision_cli.check(args.photos, as_json=args.json, model=args.model, game=args.game,
+                                    deck=args.deck, calibration=args.calibration)
+        if args.command == "watch":
+            from . import vision_cli
+
+            return vision_cli.watch(args.source, as_json=args.json, model=args.model, game=args.game,
+                                    deck=args.deck, calibration=args.calibration, hold=args.hold)
         if args.command == "calibrate-deck":
             from . import calibration_cli
 

@@ -43,3 +43,109 @@ def classify(images: list[str], *, as_json: bool, model: str | None, threads: in
             flag = f"  UNCERTAIN: {REASON_WORDS[reading.reason]}" if reading.uncertain else ""
             print(f"{path}: {reading.card.name} (tunnels {tunnels}), confidence {reading.confidence:.3f}{flag}")
     return 1 if failures else 0
+
+
+def _pipeline(*, model: str | None, game: str, deck: str | None, calibration: str | None, threads: int = 1):
+    from vision.pipeline import Pipeline
+
+    try:
+        classifier = Classifier(model, threads=threads)
+        if deck:
+            from calibration.deck import load_prototypes
+
+            classifier.prototypes = load_prototypes(deck, classifier)
+        table = None
+        if calibration:
+            from calibration.table import TableCalibration
+
+            table = TableCalibration.load(calibration)
+    except (ModelError, ValueError, RuntimeError) as exc:
+        raise UserError(str(exc)) from None
+    return Pipeline(classifier, game=game, calibration=table)
+
+
+def describe(observation, path: str) -> str:
+    """The plain-words report of one photo: the maze, each card, what is wrong, which goals are reached."""
+    from engine.drawing import draw_board
+    from vision.observation import maze_report
+
+    if observation.error:
+        return f"{path}: {observation.error}"
+    board = observation.board()
+    lines = [f"{path}: {len(observation.cards)} cards read, {len(observation.uncertain)} uncertain "
+             f"({observation.ms:.0f} ms)", draw_board(board)]
+    for card in sorted(observation.cards, key=lambda c: (c.x, -c.y)):
+        shape = board.shape_at(card.cell)
+        lines.append(f"  ({card.x},{card.y}) {card.face}{' turned 180°' if card.rotation else ''}: tunnels "
+                     f"{', '.join(shape.tunnel_letters) or 'none'} (confidence {card.confidence:.2f})")
+    for u in observation.uncertain:
+        lines.append(f"  ({u.x},{u.y}) uncertain: {u.reason}")
+    problems = maze_report(board)
+    if problems:
+        lines.append("The maze breaks the rules:")
+        lines += [f"  ({x},{y}): " + "; ".join(reasons) for (x, y), reasons in sorted(problems.items())]
+    else:
+        lines.append("Every card agrees with its neighbours and connects to the start.")
+    reached = board.goals_touched()
+    if board.gold_reached:
+        lines.append("The gold is reached.")
+    lines += [f"A tunnel reaches the face-down goal at ({x},{y}): turn it over." for x, y in reached]
+    if not reached and not board.gold_reached:
+        lines.append("No tunnel reaches a goal yet.")
+    return "\n".join(lines)
+
+
+def check(photos: list[str], *, as_json: bool, model: str | None, game: str, deck: str | None,
+          calibration: str | None) -> int:
+    """One Observation per photo, in order; a photo that is unreadable or shows no maze fails alone."""
+    from vision.observation import Observation
+
+    pipeline = _pipeline(model=model, game=game, deck=deck, calibration=calibration)
+    failures = 0
+    for path in photos:
+        try:
+            observation = pipeline.observe(load_image(path))
+        except ImageError as exc:
+            observation = Observation(error=str(exc))
+        if observation.error:
+            failures += 1
+            print(f"tunnelvision: {path}: {observation.error}", file=sys.stderr)
+        if as_json:
+            doc = observation.to_json()
+            doc["photo"] = path
+            print(json.dumps(doc), flush=True)
+        else:
+            print(describe(observation, path), flush=True)
+    return 1 if failures else 0
+
+
+def watch(source: str, *, as_json: bool, model: str | None, game: str, deck: str | None,
+          calibration: str | None, hold: float) -> int:
+    """Print the events of a live table (or a video, or a folder of photos) as they are committed."""
+    from vision.capture import CaptureError, EndOfStream, open_source
+    from vision.track import MazeTracker
+
+    pipeline = _pipeline(model=model, game=game, deck=deck, calibration=calibration)
+    tracker = MazeTracker(hold_s=hold)
+    try:
+        frames = open_source(source)
+    except CaptureError as exc:
+        raise UserError(str(exc)) from None
+    last_error = None
+    with frames:
+        while True:
+            try:
+                frame = frames.read(timeout=5.0)
+            except EndOfStream:
+                return 0
+            for event in frames.drain_events():
+                print(f"[camera] {event}", file=sys.stderr, flush=True)
+            if frame is None:
+                continue
+            step = pipeline.step(frame.image)
+            if step.observation.error != last_error:
+                last_error = step.observation.error
+                if last_error:
+                    print(f"[vision] {last_error}", file=sys.stderr, flush=True)
+            for event in tracker.update(step.observation, step.empty, frame.timestamp, step.busy):
+                print(json.dumps(event.to_json()) if as_json else f"{event.time:8.2f}s  {event.text}", flush=True)

@@ -1,0 +1,223 @@
+"""The grid stage on synthetic table photos with exact truth.
+
+Anchoring is fed the ground truth as plain (face, rotation) pairs, so these tests measure
+the lattice and its occupancy, not the classifier. The scene set is the renderer's
+default mix (any camera turn, tilts up to 25 degrees, hands, glare, loose cards, cards
+laid crosswise, mazes beyond 9 x 5); the thresholds are the measured performance with a
+small margin, so a regression fails them. They are below the goal (every cell of every
+scene): the lattice hypothesis search still picks a wrong pitch or phase in about a third
+of these scenes; the numbers say how far there is to go.
+"""
+
+from functools import cache
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.board import GOAL_CELLS, START_CELL
+from vision.grid import (
+    CELL_CORNERS,
+    GridError,
+    GridTracker,
+    Lattice,
+    anchor,
+    apply_homography,
+    cell_crops,
+    fit_lattice,
+    maze_readings,
+)
+from vision.scenes import table_scene, table_video
+
+SIZE = (1280, 720)
+SCENE_SEEDS = range(500, 532)
+
+
+def truth_lattice(scene) -> Lattice:
+    return Lattice(scene.image_from_maze, scene.image.shape[1::-1], frozenset(scene.cells))
+
+
+@cache
+def fitted(seed):
+    scene = table_scene(np.random.default_rng(seed), size=SIZE)
+    try:
+        lattice = fit_lattice(scene.image)
+    except GridError:
+        lattice = None
+    return scene, lattice
+
+
+def readings_for(scene, lattice):
+    """Ground-truth readings in the lattice's own frame: each fitted cell gets the face of
+    the true cell its centre falls in, its rotation as the fit's frame sees it."""
+    to_maze = np.linalg.inv(scene.image_from_maze)
+    readings = {}
+    for cell in lattice.cells:
+        x, y = apply_homography(to_maze, [lattice.centre(cell)])[0]
+        true_cell = (round(x), round(y))
+        if true_cell in scene.cells:
+            truth = scene.cells[true_cell]
+            readings[cell] = (truth.face, truth.rotation)
+    return readings
+
+
+def evaluate(seed):
+    """Per scene: truth cells found after anchoring, their worst corner error (share of the
+    cell's width), and cells reported that lie on an off-maze card."""
+    scene, lattice = fitted(seed)
+    need = [c for c, t in scene.cells.items() if t.visible > 0.95 and c not in scene.occluded]
+    if lattice is None:
+        return scene, need, [], 9.0, 0
+    try:
+        anchored = anchor(lattice, readings_for(scene, lattice))
+    except GridError:
+        return scene, need, [], 9.0, 0
+    found = [c for c in need if c in anchored.cells]
+    errors = [np.abs(anchored.quad(c) - scene.cells[c].corners).max()
+              / np.linalg.norm(scene.cells[c].corners[1] - scene.cells[c].corners[0]) for c in found]
+    on_distractors = 0
+    for cell in anchored.cells:
+        centre = anchored.centre(cell)
+        on_distractors += any(cv2.pointPolygonTest(q.astype(np.float32), (float(centre[0]), float(centre[1])), False)
+                              >= 0 for q in scene.distractors)
+    return scene, need, found, max(errors) if errors else 9.0, on_distractors
+
+
+@pytest.fixture(scope="module")
+def results():
+    return {seed: evaluate(seed) for seed in SCENE_SEEDS}
+
+
+def test_maze_cells_are_found_at_their_maze_positions(results):
+    need = sum(len(r[1]) for r in results.values())
+    found = sum(len(r[2]) for r in results.values())
+    complete = sum(len(r[2]) == len(r[1]) for r in results.values())
+    assert found / need >= 0.75, f"{found}/{need} maze cells found"
+    assert complete >= 0.35 * len(results), f"only {complete} of {len(results)} scenes complete"
+
+
+def test_crop_corners_lie_on_the_true_cells(results):
+    accurate = [r for r in results.values() if r[3] < 0.08]
+    assert len(accurate) >= 0.4 * len(results)
+    # where the lattice is right at all, its worst corner is a few percent of a card off
+    worst = [r[3] for r in results.values() if r[3] < 0.3]
+    assert np.median(worst) < 0.065
+
+
+def test_loose_cards_are_rarely_maze_cells(results):
+    # a loose card that happens to lie nearly square to the lattice can pass for a goal
+    assert sum(r[4] for r in results.values()) <= 0.3 * len(results)
+
+
+def test_a_crosswise_card_is_noticed_and_rarely_read_as_a_maze_card():
+    noticed = misread = 0
+    for seed in range(600, 606):
+        scene = table_scene(np.random.default_rng(seed), crosswise=True, hand=False)  # 1080p: the overhang shows
+        lattice = fit_lattice(scene.image)
+        to_lattice = np.linalg.inv(lattice.image_from_maze)
+        for quad in scene.crosswise.values():
+            x, y = apply_homography(to_lattice, [quad.mean(0)])[0]
+            where = (round(x), round(y))
+            noticed += where in lattice.crosswise
+            misread += where in lattice.cells
+    assert noticed >= 2 and misread <= 2
+
+
+def test_any_camera_turn_and_tilt_up_to_25_degrees(results):
+    turns = [r[0].camera.yaw_deg for r in results.values() if len(r[2]) == len(r[1]) and r[3] < 0.08]
+    tilts = [r[0].camera.tilt_deg for r in results.values() if len(r[2]) == len(r[1]) and r[3] < 0.08]
+    assert max(tilts) > 15  # steep views are among the scenes fully right
+    assert np.ptp(turns) > 180  # and so are views from all round the table
+
+
+# --------------------------------------------------------------------------- anchoring
+
+
+def scene_readings(scene, turn_half: bool, shift=(3, -2)):
+    """The truth as a fit might name it: cells shifted, maybe turned half a turn, rotations
+    as the fit's frame sees them."""
+    readings = {}
+    for (x, y), truth in scene.cells.items():
+        if turn_half:
+            cell, rotation = (-x + shift[0], -y + shift[1]), (truth.rotation + 180) % 360
+        else:
+            cell, rotation = (x + shift[0], y + shift[1]), truth.rotation
+        readings[cell] = (truth.face, rotation)
+    return readings
+
+
+@pytest.mark.parametrize("turn_half", [False, True])
+def test_anchor_puts_start_and_goals_where_the_rules_say(turn_half):
+    scene = table_scene(np.random.default_rng(7), size=(640, 360))
+    readings = scene_readings(scene, turn_half)
+    sx, sy = 3, -2
+    maze_from_fit = (np.array([[-1.0, 0, sx], [0, -1.0, sy], [0, 0, 1]]) if turn_half
+                     else np.array([[1.0, 0, -sx], [0, 1.0, -sy], [0, 0, 1]]))
+    # the lattice as a fit would have named it: the truth seen through that renaming
+    lattice = Lattice(scene.image_from_maze @ maze_from_fit, scene.image.shape[1::-1], frozenset(readings))
+    anchored = anchor(lattice, readings)
+    assert anchored.half_turn == turn_half
+    assert anchored.cells == frozenset(scene.cells)
+    expected = apply_homography(scene.image_from_maze, np.asarray(START_CELL, float) + CELL_CORNERS)
+    assert np.allclose(anchored.quad(START_CELL), expected)
+    assert maze_readings(anchored, readings) == {c: (t.face, t.rotation) for c, t in scene.cells.items()}
+
+
+def test_anchor_without_the_start_uses_the_goal_column_and_the_maze():
+    scene = table_scene(np.random.default_rng(8), size=(640, 360))
+    readings = {c: (t.face, t.rotation) for c, t in scene.cells.items() if c != START_CELL}
+    lattice = Lattice(scene.image_from_maze, scene.image.shape[1::-1], frozenset(readings))
+    anchored = anchor(lattice, readings)
+    assert set(GOAL_CELLS) <= anchored.cells and not anchored.half_turn
+
+
+def test_anchor_needs_the_start_or_a_goal():
+    lattice = Lattice(np.eye(3), (100, 100), frozenset({(0, 0)}))
+    with pytest.raises(GridError):
+        anchor(lattice, {(0, 0): ("cross", 0)})
+
+
+# --------------------------------------------------------------------------- crops
+
+
+def test_crops_are_cells_north_up_from_the_full_frame():
+    # a frame where each cell's north half is red and its south half blue, seen in perspective
+    h = np.array([[52.0, 14.0, 640.0], [-10.0, -80.0, 360.0], [0.02, -0.01, 1.0]])
+    lattice = Lattice(h, (1280, 720), frozenset({(0, 0), (1, 0), (0, 1)}))
+    ys, xs = np.mgrid[0:720, 0:1280].astype(np.float64)
+    inv = np.linalg.inv(h)
+    den = inv[2, 0] * xs + inv[2, 1] * ys + inv[2, 2]
+    cy = (inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]) / den
+    north = (cy - np.round(cy)) > 0
+    frame = np.zeros((720, 1280, 3), np.uint8)
+    frame[north] = (0, 0, 255)
+    frame[~north] = (255, 0, 0)
+    for crop in cell_crops(frame, lattice, [(0, 0), (1, 0), (0, 1)], size=(64, 96)):
+        assert crop.shape == (96, 64, 3)
+        assert crop[5:40, 8:56, 2].mean() > 200 and crop[56:91, 8:56, 0].mean() > 200
+
+
+# --------------------------------------------------------------------------- tracking
+
+
+def test_tracking_a_game_keeps_the_lattice_and_cell_names_with_few_refits():
+    video = table_video(np.random.default_rng(21), start_cards=8, moves=3, frames_per_move=5, still_frames=2,
+                        size=SIZE)
+    tracker = GridTracker()
+    names: dict = {}
+    settled = set(video.commits) | {0, 1}
+    seen, wanted = 0, 0
+    for i, frame in enumerate(video.frames):
+        lattice = tracker.update(frame.image)
+        to_lattice = np.linalg.inv(lattice.image_from_maze)
+        for cell, truth in frame.cells.items():
+            if cell in frame.occluded or truth.visible < 0.95:
+                continue
+            x, y = apply_homography(to_lattice, [truth.corners.mean(0)])[0]
+            name = (round(x), round(y))
+            assert names.setdefault(cell, name) == name  # the same card keeps its lattice name
+            if i in settled:
+                wanted += 1
+                seen += name in lattice.cells
+    assert tracker.refits <= 3
+    assert seen >= 0.8 * wanted

@@ -1,0 +1,158 @@
+"""Synthetic table photos: the truth they carry must be exactly what they show.
+
+A magenta table makes "card or table?" a per-pixel question (no card art, hand or light is
+magenta), which is how these tests look at the picture itself rather than trusting the
+renderer's own bookkeeping.
+"""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from engine.board import GOAL_CELLS, START_CELL, Board
+from vision.augment import Augment
+from vision.scenes import (
+    CELL_CORNERS,
+    FOREIGN_EDITION,
+    SceneOptions,
+    deck_sheet_photo,
+    grow_maze,
+    table_scene,
+    table_video,
+)
+
+MAGENTA = (255, 0, 255)
+SMALL = (640, 360)
+
+
+def magenta_scene(seed, **kw):
+    opts = SceneOptions(light=Augment(table_colour=MAGENTA, light_gradient=0.0, p_glare=0.0, p_shadow=0.0),
+                        p_glare=0.0, noise=(0.0, 0.0), jpeg_quality=(95, 95))
+    return table_scene(np.random.default_rng(seed), options=replace(opts, **kw.pop("opts", {})), **kw)
+
+
+def is_magenta(image, points):
+    b, g, r = (image[..., i].astype(int) for i in range(3))
+    mask = ((b + r) // 2 - g) > 80
+    pts = np.round(points).astype(int)
+    return mask[pts[:, 1], pts[:, 0]]
+
+
+def apply(h, pts):
+    p = np.c_[np.asarray(pts, float), np.ones(len(pts))] @ h.T
+    return p[:, :2] / p[:, 2:]
+
+
+def diagonal_crossing(quad):
+    """Where the diagonals of a quadrilateral cross: the image of the cell's centre."""
+    a, b, c, d = quad
+    m = np.array([c - a, b - d]).T
+    s, _ = np.linalg.solve(m, b - a)
+    return a + s * (c - a)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_homography_puts_cell_centres_on_the_drawn_cards(seed):
+    scene = magenta_scene(seed, size=SMALL, hand=False, crosswise=False)
+    cam = scene.camera
+    for cell, truth in scene.cells.items():
+        centre = cam.distort(apply(scene.image_from_maze, [cell]))[0]
+        assert np.linalg.norm(centre - diagonal_crossing(truth.corners)) < 0.5
+        if truth.visible == 1.0:
+            # the middle of every card is card, not table
+            inner = truth.card_corners.mean(0) + 0.6 * (truth.card_corners - truth.card_corners.mean(0))
+            assert not is_magenta(scene.image, np.r_[[truth.card_corners.mean(0)], inner]).any(), cell
+    # a cell's width away from the outline is table: the maze is where the truth says
+    outside = [(x, y) for x in range(-12, 21) for y in range(-12, 13) if all(
+        abs(x - cx) + abs(y - cy) > 1 for cx, cy in scene.cells) and (x, y) not in scene.crosswise]
+    pts = cam.distort(apply(scene.image_from_maze, outside))
+    h, w = scene.image.shape[:2]
+    inside = (pts[:, 0] > 2) & (pts[:, 0] < w - 3) & (pts[:, 1] > 2) & (pts[:, 1] < h - 3)
+    on_table = is_magenta(scene.image, pts[inside])
+    assert on_table.mean() > 0.9  # loose cards may lie there
+
+
+def test_corners_are_the_cell_in_maze_orientation_and_card_corners_lie_near_them():
+    scene = magenta_scene(5, size=SMALL)
+    for cell, truth in scene.cells.items():
+        nominal = scene.camera.distort(apply(scene.image_from_maze, np.asarray(cell, float) + CELL_CORNERS))
+        assert np.abs(nominal - truth.corners).max() < 1e-6
+        width = np.linalg.norm(truth.corners[1] - truth.corners[0])
+        # a card is at most 3 mm and 3 degrees off its place: its corners stay near the cell's
+        assert np.abs(truth.card_corners - truth.corners).max() < 0.2 * width
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_mazes_are_legal_and_the_board_is_what_is_drawn(seed):
+    rng = np.random.default_rng(seed)
+    board, laid = grow_maze(rng, 30, "saboteur2" if seed % 2 else "saboteur")
+    replay = Board.standard([board.hidden_goals.get(c) or board.at(c).face for c in GOAL_CELLS])
+    for p in laid:
+        assert replay.check(p).legal, str(replay.check(p))
+        replay.put(p)
+    scene = table_scene(np.random.default_rng(100 + seed), size=SMALL, cards=(10, 40))
+    placed = {p.cell: (p.face, p.rotation) for p in scene.board.placements()}
+    assert placed == {c: (t.face, t.rotation) for c, t in scene.cells.items()}
+    assert scene.cells[START_CELL].face == "start"
+    assert all(c in scene.cells for c in GOAL_CELLS)
+    assert not set(scene.crosswise) & set(scene.cells)
+
+
+def test_same_seed_same_scene_other_seed_other_scene():
+    a = table_scene(np.random.default_rng(11), size=SMALL)
+    b = table_scene(np.random.default_rng(11), size=SMALL)
+    c = table_scene(np.random.default_rng(12), size=SMALL)
+    assert np.array_equal(a.image, b.image) and a.cells.keys() == b.cells.keys()
+    assert np.array_equal(a.image_from_maze, b.image_from_maze)
+    assert a.image.shape != c.image.shape or np.abs(a.image.astype(int) - c.image).mean() > 5
+
+
+def test_crosswise_card_lies_across_a_frontier_cell_and_hands_hide_cells():
+    seen_hand = False
+    for seed in range(6):
+        scene = table_scene(np.random.default_rng(seed), size=SMALL, crosswise=True, hand=True)
+        for cell, quad in scene.crosswise.items():
+            assert cell not in scene.board and cell in scene.board.frontier()
+            long_side = quad[2] - quad[1]  # the card's own long side (its quad is NW NE SE SW of the card)
+            cell_quad = apply(scene.image_from_maze, np.asarray(cell, float) + CELL_CORNERS)
+            lattice_x = cell_quad[1] - cell_quad[0]
+            cos = abs(long_side @ lattice_x) / np.linalg.norm(long_side) / np.linalg.norm(lattice_x)
+            assert cos > 0.97  # its long side runs along the lattice's x: crosswise
+        assert scene.hand
+        seen_hand |= bool(scene.occluded)
+        assert scene.occluded <= set(scene.cells) | set(scene.crosswise)
+    assert seen_hand
+
+
+def test_distractors_lie_off_the_maze():
+    for seed in range(5):
+        scene = table_scene(np.random.default_rng(seed), size=SMALL)
+        cells = np.array([t.corners for t in scene.cells.values()])
+        lo, hi = cells.min(axis=1), cells.max(axis=1)  # per cell bounding boxes
+        for quad in scene.distractors:
+            centre = quad.mean(0)
+            inside = ((centre > lo) & (centre < hi)).all(axis=1)
+            assert not inside.any()
+
+
+def test_a_video_lays_one_card_per_move_with_a_hand_and_settles():
+    video = table_video(np.random.default_rng(3), start_cards=5, moves=2, frames_per_move=4, still_frames=2,
+                        size=SMALL)
+    assert len(video.boards) == len(video.placements) + 1 == 3
+    for k, move in enumerate(video.placements, start=1):
+        before, after = video.boards[k - 1], video.boards[k]
+        assert move.cell not in before and after.at(move.cell).face == move.face
+        settled = video.frames[video.commits[k - 1]]
+        assert not settled.hand and settled.committed == k
+        assert set(settled.cells) == {p.cell for p in after.placements()}
+    moving = [f for f in video.frames if f.hand]
+    assert len(moving) >= 2
+    # a fixed camera: the lattice barely moves between frames (tiny shake only)
+    corners = np.array([apply(f.image_from_maze, [(0, 0), (8, 0)]) for f in video.frames])
+    assert np.abs(corners - corners[0]).max() < 3.0
+
+
+def test_deck_sheet_photo_still_works():
+    img = deck_sheet_photo(0, ["cross", "t-nes"], FOREIGN_EDITION, np.random.default_rng(0), out_size=(400, 300))
+    assert img.shape == (300, 400, 3) and img.dtype == np.uint8

@@ -1,0 +1,1245 @@
+"""The grid stage: the lattice of card cells, which cells hold a card, and crops for the classifier.
+
+A ``Lattice`` is a homography from lattice cell coordinates (cell (x, y) centred at (x, y),
+one cell 1 x 1, y "north") to frame pixels, plus what lies on it: the occupied cells of
+the maze, cards laid crosswise, cells a hand hides. Before ``anchor`` its axes are the
+fit's own, known only up to a half turn; ``anchor`` turns them into the maze frame of
+rules/saboteur.md from the classifier's readings of the start and the goals.
+
+How ``fit_lattice`` works:
+
+1. Hypotheses, from two sources. Locally, around the busiest spot of the shrunk frame
+   (where the maze is, and the perspective negligible): the two card-edge directions, a
+   few card sizes (lone cards, the commonest edge lengths, their halves and doubles),
+   and for each the pitch and phase along each axis that make the cells' middle lines
+   brightest against their sides: tunnels run along a card's middle lines (every open
+   edge has one at its midpoint), rock and gaps along its sides. Edge strength would not
+   do: a tunnel's walls are crisper than a card's border. Globally, the table stage's
+   plane with its pitch and the pitch's harmonics. Each is scored on the cells near it.
+2. Refinement by snapping, the workhorse (tracking uses it alone). On the sides of the
+   busy cells, points clear of the corners and of the middle (where tunnels cross) are
+   probed along the side's normal in the *full-resolution* frame (one short profile each,
+   a single cv2.remap); the strongest step within a window is the card's edge. Each probe
+   says "this pixel lies on lattice line x = k + 1/2" (or y), linear in the inverse
+   homography: a weighted DLT with Huber reweighting. The region grows from a seed cell
+   as the window shrinks; while windows are wide only the outline (card against table) is
+   probed, because between two cards the strongest step may be a tunnel wall a third of a
+   card in; a small patch only corrects the lattice affinely, perspective comes once the
+   cells span five or more both ways; lone cards far out (the goals) are pinned by the
+   centres of their outlines.
+3. Choice. ``lattice_score``: sides on edges x pure cells (busy or bare, not half) x bright
+   middles x a plausible card aspect. Half the pitch puts sides along tunnels, twice the
+   pitch cuts through the outline, a shift by a tunnel's width puts the bright floors on
+   the sides.
+4. Occupancy without the classifier: card art is busy (local contrast) and its tunnel
+   floors paper-white, tables are neither (lamp gradients, glare and shadows are smooth),
+   and each cell is judged by that share of its inner part, faint cells only next to
+   clear ones and with art in all four corners. The maze is the largest 4-connected group,
+   plus lone cards lying square on their cell (the goals, before the tunnels reach them):
+   loose cards at random angles do not, so the draw pile and the cards in front of the
+   players are left out. A cell with a busy middle band whose art reaches a quarter cell
+   into its free east and west neighbours, or whose ends show the table, holds a card
+   laid crosswise. Smooth skin-coloured cells (beyond what the table itself shows) are
+   occluded: the caller must not trust what it reads there.
+
+``GridTracker`` keeps the lattice between frames: each frame re-snaps the previous lattice
+in a small window (a few hundred probes in the full frame) and re-judges occupancy on a
+shrunk copy; when too few probes find their edges it fits from scratch, and names the new
+lattice's cells as the old one did.
+
+Known limits: a wrong pitch or phase is still chosen in some scenes (steep tilt with
+small cards, a hand's long straight arm among few cards, heavy glare); the lattice is a
+homography, so a barrel lens leaves a few percent of a card at the frame's corners; a card
+laid crosswise is hard to see when cards lie on all its sides.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+
+from engine.board import GOAL_CELLS, Cell
+from vision import table as tbl
+from vision.table import (
+    PITCH_MM,
+    PITCH_RATIO,
+    TableError,
+    TablePlane,
+    apply_homography,
+    card_texture,
+    frame_to_small,
+    scaling,
+    shrink,
+    texture_threshold,
+    translation,
+)
+
+# Lattice cell corners in cell units, NW NE SE SW as seen with the lattice's north up.
+CELL_CORNERS = np.array([(-0.5, 0.5), (0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)])
+# Where along a cell side to probe: clear of the rounded corners and of the tunnel that may
+# cross the middle of the side.
+PROBE_ALONG = (0.14, 0.26, 0.74, 0.86)
+# A probe's edge counts as on the line when it is this close (cells) to it.
+ON_LINE = 0.045
+# Sides between two cards are snapped only with search windows at most this wide (cells).
+INNER_SIDES_WITHIN = 0.1
+# Growth of the refined region (cells from the seed) and the search window (cells) at each round.
+GROWTH = ((2.5, 0.18), (4.5, 0.15), (8.0, 0.12), (1e9, 0.1), (1e9, 0.07))
+TRACK_SEARCH = 0.08
+# Occupancy: share of busy pixels in a cell's inner part for a card, and for bare table.
+CARD_SHARE = 0.5
+WEAK_SHARE = 0.33  # a faint card next to a clear one
+BARE_SHARE = 0.25
+MOSAIC_CELL = (16, 24)  # pixels per cell in the occupancy mosaic (portrait, like a card)
+HAND_SKIN_SHARE = 0.12  # a cell this much under a hand cannot be trusted either way
+GOAL_COLUMN = 8
+# A card's short side in the working picture is at least this (pixels): card texture is
+# measured over 5 x 5 pixels and bleeds some 2 px past the edges.
+MIN_CARD_PX = 20.0
+
+
+class GridError(TableError):
+    """No card lattice can be fitted in this frame; one sentence says why."""
+
+
+# =========================================================================== the value
+
+
+@dataclass(frozen=True, eq=False)
+class Lattice:
+    """The card lattice in one frame.
+
+    ``image_from_maze``: cell coordinates -> frame pixels (the maze frame once anchored,
+    the fit's own frame before). ``cells``: the cells holding a card of the maze.
+    ``occupancy``: every cell examined -> share of card-like pixels in its middle (0..1).
+    ``crosswise``: cells next to the maze with a card laid across. ``occluded``: cells a hand
+    hides (their card, if any, cannot be read). ``support``: share of probed cell sides
+    whose edge was found on the lattice line (fit quality, 0..1); ``fit_error_px``: the
+    robust spread of those edges about their lines. ``half_turn``: set by ``anchor`` when
+    the view shows the maze turned half a turn relative to the fit, so every reading's
+    rotation must be turned 180 degrees too; ``maze_from_fit`` the cell mapping it applied.
+    """
+
+    image_from_maze: np.ndarray
+    frame_size: tuple[int, int]
+    cells: frozenset[Cell]
+    occupancy: Mapping[Cell, float] = field(default_factory=dict)
+    crosswise: frozenset[Cell] = frozenset()
+    occluded: frozenset[Cell] = frozenset()
+    support: float = 0.0
+    fit_error_px: float = 0.0
+    anchored: bool = False
+    half_turn: bool = False
+    maze_from_fit: np.ndarray = field(default_factory=lambda: np.eye(3))
+
+    def quad(self, cell: Cell) -> np.ndarray:
+        """The cell's corners in the frame: NW, NE, SE, SW as seen in the lattice frame."""
+        return apply_homography(self.image_from_maze, np.asarray(cell, float) + CELL_CORNERS)
+
+    def centre(self, cell: Cell) -> np.ndarray:
+        return apply_homography(self.image_from_maze, [cell])[0]
+
+    def cell_at(self, point_px) -> Cell:
+        x, y = apply_homography(np.linalg.inv(self.image_from_maze), [point_px])[0]
+        return round(x), round(y)
+
+    def cell_size_px(self) -> float:
+        """Mean short side of the occupied cells in pixels (a scale for tolerances)."""
+        cells = sorted(self.cells) or [(0, 0)]
+        q = np.array([self.quad(c) for c in cells])
+        return float(np.mean(np.linalg.norm(q[:, 1] - q[:, 0], axis=1)))
+
+
+# =========================================================================== geometry
+
+
+def _probe_points(cells: Sequence[Cell], along=PROBE_ALONG, occupied=None):
+    """Sample points on the four sides of each cell: lattice points (N, 2), which line family
+    (0: x = const, 1: y = const), the line's value, and whether the side is on the outline
+    (a card on one side only, by ``occupied``, default ``cells``). Shared sides are probed once."""
+    occupied = set(cells) if occupied is None else occupied
+    sides: dict[tuple[int, float, float], bool] = {}
+    for x, y in cells:
+        for family, value, middle, across in ((0, x - 0.5, y, (x - 1, y)), (0, x + 0.5, y, (x + 1, y)),
+                                             (1, y - 0.5, x, (x, y - 1)), (1, y + 0.5, x, (x, y + 1))):
+            sides[(family, value, middle)] = across not in occupied
+    keys = sorted(sides)
+    pts, fam, val = _points_on_sides(keys, along)
+    outline = np.repeat([sides[k] for k in keys], len(along)).astype(bool)
+    return pts, fam, val, outline
+
+
+def _points_on_sides(sides, along) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    t = np.asarray(along) - 0.5
+    pts, fam, val = [], [], []
+    for family, value, middle in sides:
+        for dt in t:
+            pts.append((value, middle + dt) if family == 0 else (middle + dt, value))
+            fam.append(family)
+            val.append(value)
+    return np.array(pts, float).reshape(-1, 2), np.array(fam, int), np.array(val, float)
+
+
+def _normals(h: np.ndarray, pts: np.ndarray, family: np.ndarray, eps: float = 0.02) -> tuple[np.ndarray, np.ndarray]:
+    """Image positions of lattice points and unit image normals of their lines, plus the
+    image length of one cell across the line (pixels per cell)."""
+    step = np.where(family[:, None] == 0, [[eps, 0.0]], [[0.0, eps]])
+    p0 = apply_homography(h, pts)
+    p1 = apply_homography(h, pts + step)
+    d = (p1 - p0) / eps
+    scale = np.linalg.norm(d, axis=1)
+    return p0, d / np.maximum(scale, 1e-9)[:, None], scale
+
+
+# =========================================================================== snapping
+
+
+def sample(image: np.ndarray, xs: np.ndarray, ys: np.ndarray, border: int = cv2.BORDER_CONSTANT) -> np.ndarray:
+    """Bilinear samples of ``image`` at (xs, ys) (float32 arrays of one shape, 2-D), in
+    chunks of rows: cv2.remap takes maps of at most 32767 rows and columns."""
+    if xs.shape[1] >= 32767:
+        return np.concatenate([sample(image, xs[:, i:i + 30000], ys[:, i:i + 30000], border)
+                               for i in range(0, xs.shape[1], 30000)], axis=1)
+    parts = [cv2.remap(image, xs[i:i + 30000], ys[i:i + 30000], cv2.INTER_LINEAR, borderMode=border, borderValue=0)
+             for i in range(0, max(len(xs), 1), 30000)]
+    return np.concatenate(parts, axis=0) if len(parts) > 1 else parts[0]
+
+
+
+@dataclass(frozen=True, eq=False)
+class Snap:
+    """Where each probe found its edge: image points, offset from the prediction (cells),
+    edge strength, and whether a clear edge was found at all."""
+
+    observed: np.ndarray
+    offset_cells: np.ndarray
+    strength: np.ndarray
+
+
+def snap_edges(image: np.ndarray, h: np.ndarray, pts: np.ndarray, family: np.ndarray,
+               search_cells: float) -> Snap:
+    """For each probe, the strongest intensity step along its line's normal within
+    +-search_cells, sub-pixel. ``image``: BGR or grey, any resolution ``h`` maps into."""
+    p0, normal, px_per_cell = _normals(h, pts, family)
+    radius = np.maximum(search_cells * px_per_cell, 2.0)
+    steps = math.ceil(radius.max())
+    s = np.arange(-steps - 1, steps + 2, dtype=np.float32)
+    # sample at a spacing that keeps every probe's window within ``steps`` samples
+    spacing = np.maximum(radius / steps, 0.5)[:, None]
+    xs = (p0[:, :1] + normal[:, :1] * s[None, :] * spacing).astype(np.float32)
+    ys = (p0[:, 1:] + normal[:, 1:] * s[None, :] * spacing).astype(np.float32)
+    prof = sample(image, xs, ys, cv2.BORDER_REPLICATE).astype(np.float32)
+    if prof.ndim == 3:
+        deriv = np.abs(prof[:, 2:] - prof[:, :-2]).sum(axis=2)
+    else:
+        deriv = np.abs(prof[:, 2:] - prof[:, :-2])
+    deriv = deriv / (2 * spacing)
+    inside = np.abs(s[1:-1])[None, :] * spacing <= radius[:, None] + 1e-6
+    deriv = np.where(inside, deriv, 0)
+    k = np.argmax(deriv, axis=1)
+    rows = np.arange(len(k))
+    left = deriv[rows, np.maximum(k - 1, 0)]
+    mid = deriv[rows, k]
+    right = deriv[rows, np.minimum(k + 1, deriv.shape[1] - 1)]
+    den = left - 2 * mid + right
+    sub = np.where(den < 0, 0.5 * (left - right) / np.where(den < 0, den, -1), 0.0)
+    offset_px = (s[1:-1][k] + sub) * spacing[:, 0]
+    observed = p0 + normal * offset_px[:, None]
+    return Snap(observed, offset_px / px_per_cell, mid)
+
+
+def fit_lines(observed: np.ndarray, family: np.ndarray, value: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The homography lattice -> image that puts each observed pixel on its lattice line
+    (x = value for family 0, y = value for family 1), by a weighted DLT on the inverse."""
+    q = np.asarray(observed, float)
+    centre = q.mean(0)
+    spread = max(float(np.sqrt(((q - centre) ** 2).sum(1).mean())), 1e-9)
+    norm_img = scaling(math.sqrt(2) / spread) @ translation(-centre[0], -centre[1])
+    qn = apply_homography(norm_img, q)
+    qh = np.c_[qn, np.ones(len(qn))]
+    lat_mean = np.array([value[family == 0].mean() if (family == 0).any() else 0.0,
+                         value[family == 1].mean() if (family == 1).any() else 0.0])
+    lat_scale = max(float(np.abs(value - lat_mean[family]).max()), 1.0)
+    c = (value - lat_mean[family]) / lat_scale
+    rows = np.zeros((len(q), 9))
+    is_x = family == 0
+    rows[is_x, 0:3] = qh[is_x]
+    rows[~is_x, 3:6] = qh[~is_x]
+    rows[:, 6:9] = -c[:, None] * qh
+    a = rows * np.sqrt(np.maximum(weights, 0))[:, None]
+    gn = np.linalg.svd(a, full_matrices=False)[2][-1].reshape(3, 3)
+    norm_lat = translation(-lat_mean[0], -lat_mean[1])
+    norm_lat = scaling(1 / lat_scale) @ norm_lat
+    g = np.linalg.inv(norm_lat) @ gn @ norm_img  # image -> lattice
+    h = np.linalg.inv(g)
+    return h / h[2, 2]
+
+
+def fit_affine_correction(h: np.ndarray, observed: np.ndarray, family: np.ndarray, value: np.ndarray,
+                          weights: np.ndarray) -> np.ndarray:
+    """``h`` corrected by an affine map of the lattice plane: the perspective stays that of
+    ``h``, which a small patch of cards cannot tell apart from noise."""
+    lat = apply_homography(np.linalg.inv(h), observed)  # where h puts the observed edges now
+    a = np.eye(3)
+    for axis in (0, 1):
+        sel = family == axis
+        if sel.sum() < 3:
+            continue
+        design = np.c_[lat[sel], np.ones(sel.sum())] * np.sqrt(weights[sel])[:, None]
+        target = value[sel] * np.sqrt(weights[sel])
+        a[axis] = np.linalg.lstsq(design, target, rcond=None)[0]
+    h_new = h @ np.linalg.inv(a)  # lattice -> old lattice coordinates -> image
+    return h_new / h_new[2, 2]
+
+
+def _residuals(h: np.ndarray, observed, family, value) -> np.ndarray:
+    lat = apply_homography(np.linalg.inv(h), observed)
+    return np.where(family == 0, lat[:, 0], lat[:, 1]) - value
+
+
+@dataclass(frozen=True)
+class Refined:
+    h: np.ndarray
+    support: float  # share of probes on their line
+    error_px: float
+    probes: int
+
+
+def refine(image: np.ndarray, h: np.ndarray, cells: Sequence[Cell], search_cells: float,
+           iterations: int = 2, projective: bool | None = None, occupied=None,
+           centres: Mapping[Cell, np.ndarray] | None = None) -> Refined:
+    """Snap the sides of ``cells`` and refit the homography, ``iterations`` times. The
+    perspective is refitted only when the cells span enough of the lattice (``projective``
+    None: at least five cells both ways); a patch of cards only corrects it affinely.
+    A projective refit that would give the cells an implausible aspect is refused."""
+    if projective is None:
+        c = np.asarray(cells, float)
+        projective = bool(len(c) >= 16 and np.ptp(c[:, 0]) >= 4 and np.ptp(c[:, 1]) >= 4)
+    pts, family, value, outline = _probe_points(cells, occupied=occupied)
+    if len(pts) < 12 or len(set(family.tolist())) < 2:
+        return Refined(h, 0.0, float("inf"), len(pts))
+    # Between two cards the strongest step may be a tunnel wall a third of a card in: those
+    # sides only count once the lattice is close. The outline (card against table) always.
+    inner_weight = 0.0 if search_cells > INNER_SIDES_WITHIN else 0.5
+    if (outline.sum() < 12 or len(set(family[outline].tolist())) < 2) and inner_weight == 0:
+        inner_weight = 0.5  # a maze with hardly any outline: nothing else to go on
+    side_weight = np.where(outline, 1.0, inner_weight)
+    support, error = 0.0, float("inf")
+    for it in range(iterations):
+        snap = snap_edges(image, h, pts, family, search_cells if it == 0 else min(search_cells, 0.12))
+        strength = snap.strength
+        ref = float(np.percentile(strength, 60)) + 1e-6
+        w = np.clip(strength / ref, 0, 1.5) * side_weight
+        observed, fam_all, val_all, w_all = snap.observed, family, value, w
+        if centres:  # lone cards found by their outline: each centre pins both coordinates
+            keys = sorted(centres)
+            pinned = np.array([centres[k] for k in keys], float)
+            observed = np.concatenate([observed, pinned, pinned])
+            fam_all = np.concatenate([family, np.zeros(len(keys), int), np.ones(len(keys), int)])
+            val_all = np.concatenate([value, [k[0] for k in keys], [k[1] for k in keys]])
+            w_all = np.concatenate([w, np.full(2 * len(keys), 6.0)])
+        candidate = h
+        for _ in range(4):  # IRLS: Huber on the distance to the line (cells)
+            robust = w_all * _huber(_residuals(candidate, observed, fam_all, val_all), 0.03)
+            try:
+                candidate = (fit_lines(observed, fam_all, val_all, robust) if projective
+                             else fit_affine_correction(candidate, observed, fam_all, val_all, robust))
+            except np.linalg.LinAlgError:
+                break
+        if not _sane(candidate, h) or (projective and _aspect_plausibility(candidate, image.shape) < 0.5
+                                        <= _aspect_plausibility(h, image.shape)):
+            break  # a refit that makes the cells implausible is chasing wrong edges
+        h = candidate
+        res = _residuals(h, snap.observed, family, value)
+        on_line = np.abs(res) < ON_LINE
+        support = float((on_line * np.minimum(strength / ref, 1))[side_weight > 0].mean())
+        _, _, px_per_cell = _normals(h, pts, family)
+        error = float(np.median(np.abs(res[on_line]) * px_per_cell[on_line])) * 1.4826 if on_line.any() else float("inf")
+    return Refined(h, support, error, len(pts))
+
+
+def _huber(r: np.ndarray, delta: float) -> np.ndarray:
+    a = np.abs(r)
+    return np.where(a <= delta, 1.0, delta / np.maximum(a, 1e-12))
+
+
+def _sane(h_new: np.ndarray, h_old: np.ndarray) -> bool:
+    """A refit that flips or collapses the lattice is a wrong turn, not a refinement."""
+    if not np.all(np.isfinite(h_new)):
+        return False
+    j_new = h_new[:2, :2] - np.outer(h_new[:2, 2], h_new[2, :2])
+    j_old = h_old[:2, :2] - np.outer(h_old[:2, 2], h_old[2, :2])
+    d_new, d_old = np.linalg.det(j_new), np.linalg.det(j_old)
+    return bool(d_new * d_old > 0 and 0.5 < abs(d_new / d_old) < 2.0)
+
+
+def middle_contrast(work: _Work, h: np.ndarray, cells: Sequence[Cell]) -> float:
+    """How much brighter the card pixels along the cells' middle lines are than along their
+    sides: the score that tells the true lattice from one shifted by a tunnel's width, or at
+    half or twice the pitch. Tunnels run along a card's middle lines, the rock and the gaps
+    between cards along its sides; shifted or wrongly sized lattices mix the two."""
+    if not cells:
+        return -1.0
+    c = np.asarray(cells, float)
+    band = np.linspace(-0.12, 0.12, 4)
+    along = np.linspace(-0.4, 0.4, 7)
+    sums = []
+    for offsets in ((0.0,), (-0.5, 0.5)):
+        pts = []
+        for o in offsets:
+            for b in band:
+                for t in along:
+                    pts.append(np.c_[c[:, 0] + o + b, c[:, 1] + t])  # lines x = const
+                    pts.append(np.c_[c[:, 0] + t, c[:, 1] + o + b])  # lines y = const
+        p = apply_homography(work.small_from_frame @ h, np.concatenate(pts)).astype(np.float32)
+        xs, ys = p[:, :1], p[:, 1:]
+        grey = sample(work.grey, xs, ys)
+        busy = sample(work.busy, xs, ys)
+        sums.append(float((grey * busy).sum() / max(busy.sum(), 1e-6)))
+    return sums[0] - sums[1]
+
+
+def lattice_score(work: _Work, h: np.ndarray, cells: Sequence[Cell] | None = None) -> float:
+    """How well a lattice explains the photo, in [0, 1]: near ``cells`` (a quick look while
+    screening hypotheses) or over every cell in view (comparing refined ones).
+
+    The product of cues that fail in different ways: sides on edges (a clear step on the
+    busy cells' side lines: a lattice at half the pitch runs half its sides along tunnels,
+    which have none there), pure cells (card art filling a cell or leaving it bare: a
+    lattice at twice the pitch cuts through the maze's outline), bright middles (tunnels
+    along the cells' middle lines: a lattice off by a tunnel's width has them at its
+    sides), and, more gently, the plausibility of the cells' aspect."""
+    seen = _examine(work, h, set(cells), margin=1) if cells else _examine(work, h)
+    shares = np.array([v for v in seen.busy.values() if v > 0.05])
+    busy = sorted(c for c, v in seen.busy.items() if v >= CARD_SHARE)
+    if len(busy) < 2 or not len(shares):
+        return 0.0
+    if cells:
+        busy = [c for c in busy if c in set(cells)] or busy
+    pts, family, _, _ = _probe_points(busy)
+    snap = snap_edges(work.frame, h, pts, family, 0.12)
+    strong = snap.strength > np.percentile(snap.strength, 25)
+    sides = float(((np.abs(snap.offset_cells) < ON_LINE) & strong).mean())
+    purity = float(np.mean(1 - 2 * np.minimum(shares, 1 - shares)))
+    middle = max(middle_contrast(work, h, busy), 0.0)
+    return sides * purity * middle * (0.5 + 0.5 * _aspect_plausibility(h, work.frame.shape))
+
+
+# =========================================================================== occupancy
+
+
+class _Work:
+    """One frame prepared for the grid: the shrunk copy and its per-pixel cues, computed once.
+
+    ``busy``: card-like local contrast (1.0) or not (0.0); ``lab``: colour for the table
+    model; both on the shrunk frame, which is plenty for judging whole cells."""
+
+    def __init__(self, frame: np.ndarray, width: int):
+        self.frame = frame
+        self.small, self.f = shrink(frame, width)
+        small_gray = tbl.gray(self.small)
+        texture = card_texture(small_gray)
+        busy = texture > texture_threshold(texture)
+        self.busy = (busy | _paper_white(self.small, busy)).astype(np.float32)
+        self.grey = small_gray.astype(np.float32)
+        self.small_from_frame = frame_to_small(self.f)
+        ys, xs = np.nonzero(self.busy)
+        h, w = self.busy.shape
+        self.busy_box = ((int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max())) if len(xs)
+                         else (0, 0, w - 1, h - 1))
+        small_density = cv2.resize(self.busy, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
+        self.density = cv2.GaussianBlur(small_density, (0, 0), max(h, w) / 160)
+
+
+def _paper_white(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
+    """Tunnel floors: the whitest, least coloured pixels of the card art. Wide floors are
+    flat, so local contrast alone would call them table. Left out when the table itself is
+    that white (judged on the frame's border, which is mostly table)."""
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
+    light = lab[..., 0].astype(np.float32)
+    chroma = np.hypot(lab[..., 1].astype(np.float32) - 128, lab[..., 2].astype(np.float32) - 128)
+    if busy.sum() < 50:
+        return np.zeros_like(busy)
+    floor = float(np.percentile(light[busy], 85))
+    white = (light >= 0.92 * floor) & (chroma < 14)
+    h, w = white.shape
+    b = max(2, int(0.04 * min(h, w)))
+    ring = np.concatenate([white[:b].ravel(), white[-b:].ravel(), white[:, :b].ravel(), white[:, -b:].ravel()])
+    return white if ring.mean() < 0.15 else np.zeros_like(busy)
+
+
+@dataclass(frozen=True, eq=False)
+class _Mosaic:
+    """The cells x0..x0+cols-1, y1-rows+1..y1 resampled on a lattice-aligned grid, each cell a
+    (cw, ch) block (north up), with per-cell statistics."""
+
+    busy: np.ndarray  # (rows, ch, cols, cw) share of busy pixels
+    image: np.ndarray | None  # (rows * ch, cols * cw, 3) BGR, when colour was asked for
+    x0: int
+    y1: int
+
+    def index(self, cell: Cell) -> tuple[int, int]:
+        return self.y1 - cell[1], cell[0] - self.x0
+
+    def inside(self, cell: Cell) -> bool:
+        r, c = self.index(cell)
+        return 0 <= r < self.busy.shape[0] and 0 <= c < self.busy.shape[2]
+
+    def share(self, arr4: np.ndarray, cell: Cell, rows=(0.15, 0.85), cols=(0.15, 0.85)) -> float:
+        """Mean of a (rows, ch, cols, cw) array over a sub-rectangle of one cell (fractions)."""
+        r, c = self.index(cell)
+        ch, cw = arr4.shape[1], arr4.shape[3]
+        block = arr4[r, int(rows[0] * ch):int(rows[1] * ch), c, int(cols[0] * cw):int(cols[1] * cw)]
+        return float(block.mean()) if block.size else 0.0
+
+
+def _mosaic(work: _Work, frame_from_maze: np.ndarray, x0: int, x1: int, y0: int, y1: int,
+            cell_px: tuple[int, int] = MOSAIC_CELL, colour: bool = False) -> _Mosaic:
+    cw, ch = cell_px
+    cols, rows = x1 - x0 + 1, y1 - y0 + 1
+    # mosaic pixel (u, v) -> cell coordinates: x = x0 - 0.5 + (u + 0.5)/cw, y = y1 + 0.5 - (v + 0.5)/ch
+    mosaic_to_maze = np.array([[1 / cw, 0, x0 - 0.5 + 0.5 / cw], [0, -1 / ch, y1 + 0.5 - 0.5 / ch], [0, 0, 1.0]])
+    m = work.small_from_frame @ frame_from_maze @ mosaic_to_maze
+    size = (cols * cw, rows * ch)
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    busy = cv2.warpPerspective(work.busy, m, size, flags=flags, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    image = cv2.warpPerspective(work.small, m, size, flags=flags, borderMode=cv2.BORDER_REPLICATE) if colour else None
+    return _Mosaic(busy.reshape(rows, ch, cols, cw), image, x0, y1)
+
+
+def _cell_shares(mosaic: _Mosaic) -> np.ndarray:
+    """(rows, cols) share of busy pixels in each cell's inner part (clear of the neighbours'
+    overhang, a card being up to 3 mm off its place)."""
+    ch, cw = mosaic.busy.shape[1], mosaic.busy.shape[3]
+    inner = mosaic.busy[:, int(0.15 * ch):int(0.85 * ch), :, int(0.15 * cw):int(0.85 * cw)]
+    return inner.mean(axis=(1, 3))
+
+
+def _skin_shares(mosaic: _Mosaic) -> np.ndarray:
+    """(rows, cols) share of smooth skin-coloured pixels per cell. Skin's hue in YCrCb, and
+    smooth: the orange goal backs and wood share the hue, but are carved or grained."""
+    if mosaic.image is None:
+        return np.zeros((mosaic.busy.shape[0], mosaic.busy.shape[2]))
+    ycc = cv2.cvtColor(mosaic.image, cv2.COLOR_BGR2YCrCb).astype(np.int16)
+    y, cr, cb = ycc[..., 0], ycc[..., 1], ycc[..., 2]
+    skin = ((y > 40) & (cr > 138) & (cr < 172) & (cb > 92) & (cb < 122)).astype(np.float32)
+    rows, ch, cols, cw = mosaic.busy.shape
+    smooth = 1.0 - mosaic.busy
+    return (skin.reshape(rows, ch, cols, cw) * smooth).mean(axis=(1, 3))
+
+
+def _is_crosswise(mosaic: _Mosaic, cell: Cell, occupied: set[Cell], bleed: float) -> bool:
+    """A card across the cell. Crosswise, a card is 88 mm wide in a 58 mm cell: it reaches a
+    quarter of a cell into the east and west neighbours, where a laid card never does; and
+    it spans only 57 of the cell's 89 mm, so with no card north or south the cell's ends
+    show the table. A busy middle band and either sign, with the other not against it."""
+    b = mosaic.busy
+    if mosaic.share(b, cell, rows=(0.32, 0.68), cols=(0.1, 0.9)) < 0.6:
+        return False
+    x, y = cell
+    hits = misses = 0
+    near, far = bleed + 0.06, 0.25  # past a laid card's bleed and jitter, within the overhang
+    for side in (-1, 1) if far - near >= 0.05 else ():
+        n = (x + side, y)
+        if n in occupied or not mosaic.inside(n):
+            continue  # a card there hides whether the crosswise one reaches over
+        spill = mosaic.share(b, n, rows=(0.4, 0.6), cols=(near, far) if side > 0 else (1 - far, 1 - near))
+        hits += spill > 0.6
+        misses += spill < 0.25
+    ends_bare = ends_busy = False
+    edge = 0.5 - 0.32 - 0.64 * bleed - 0.03
+    if edge >= 0.04 and all((x, y + d) not in occupied and mosaic.inside((x, y + d)) for d in (-1, 1)):
+        ends = (mosaic.share(b, cell, rows=(0.0, edge), cols=(0.2, 0.8))
+                + mosaic.share(b, cell, rows=(1 - edge, 1.0), cols=(0.2, 0.8))) / 2
+        ends_bare, ends_busy = ends < 0.2, ends > 0.5
+    if ends_busy:
+        return False
+    return bool((hits and not misses) or (hits and ends_bare) or (ends_bare and not misses))
+
+
+def _components(cells: set[Cell]) -> list[set[Cell]]:
+    seen: set[Cell] = set()
+    groups = []
+    for start in sorted(cells):
+        if start in seen:
+            continue
+        group, stack = set(), [start]
+        seen.add(start)
+        while stack:
+            x, y = stack.pop()
+            group.add((x, y))
+            for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+                if n in cells and n not in seen:
+                    seen.add(n)
+                    stack.append(n)
+        groups.append(group)
+    return sorted(groups, key=lambda g: (-len(g), min(g)))
+
+
+def _lies_on_cell(mosaic: _Mosaic, cell: Cell, bleed: float, busy: set[Cell] = frozenset()) -> bool:
+    """Whether a lone card lies on the cell as a laid card does: card art fills the cell
+    out to its corners, and none spills past its sides (beyond ``bleed`` cells, how far the
+    texture measure reaches past an edge). A loose card at a random angle leaves the corners
+    bare and pokes out at the sides; a pile or a hand is bigger."""
+    b = mosaic.busy
+    inner = mosaic.share(b, cell, rows=(0.15, 0.85), cols=(0.15, 0.85))
+    corners = [mosaic.share(b, cell, rows=r, cols=c) for r in ((0.06, 0.2), (0.8, 0.94))
+               for c in ((0.06, 0.26), (0.74, 0.94))]
+    near, far = bleed + 0.08, bleed + 0.25
+    x, y = cell
+    spills = []
+    for n, rows, cols in (((x - 1, y), (0.2, 0.8), (1 - far, 1 - near)), ((x + 1, y), (0.2, 0.8), (near, far)),
+                          ((x, y + 1), (1 - far, 1 - near), (0.2, 0.8)), ((x, y - 1), (near, far), (0.2, 0.8))):
+        if mosaic.inside(n) and n not in busy:  # a card next door hides any spill
+            spills.append(mosaic.share(b, n, rows=rows, cols=cols))
+    return bool(inner > 0.7 and min(corners) > 0.5 and (not spills or max(spills) < 0.3))
+
+
+@dataclass(frozen=True)
+class _Blob:
+    """A card-like blob measured in cell units: its turn against the lattice (deg), its
+    extent along x and y (cells), and its centre (cell coordinates)."""
+
+    angle: float
+    extent: np.ndarray
+    centre: np.ndarray
+
+
+def _blob_at(work: _Work, h: np.ndarray, cell: Cell, labels: np.ndarray) -> _Blob | None:
+    small_from_maze = work.small_from_frame @ h
+    p = apply_homography(small_from_maze, [cell])[0]
+    x, y = round(p[0]), round(p[1])
+    if not (0 <= y < labels.shape[0] and 0 <= x < labels.shape[1]) or labels[y, x] == 0:
+        return None
+    ys, xs = np.nonzero(labels == labels[y, x])
+    if len(xs) < 20:
+        return None
+    in_cells = apply_homography(np.linalg.inv(small_from_maze), np.c_[xs, ys].astype(float))
+    # the turn in millimetres (cells are 58 x 89 mm), folded into -45..45 degrees
+    in_mm = in_cells * PITCH_MM
+    (_, _), (_, _), angle = cv2.minAreaRect(in_mm.astype(np.float32))
+    lo, hi = in_cells.min(0), in_cells.max(0)
+    return _Blob(float((angle + 45) % 90 - 45), hi - lo, (lo + hi) / 2)
+
+
+def _card_labels(work: _Work) -> np.ndarray:
+    return cv2.connectedComponents((work.busy > 0.5).astype(np.uint8), connectivity=8)[1]
+
+
+def _square_card(blob: _Blob | None, cell: Cell, bleed: float, max_angle: float, max_offset: float) -> bool:
+    """A blob that is one card, turned at most ``max_angle`` and centred within
+    ``max_offset`` cells of ``cell`` (its extent includes the busy mask's bleed)."""
+    if blob is None:
+        return False
+    size_ok = np.all(np.abs(blob.extent - 1 - 2 * bleed) < 0.2)
+    return bool(abs(blob.angle) < max_angle and size_ok and np.all(np.abs(blob.centre - cell) < max_offset))
+
+
+def _lone_card_centres(work: _Work, h: np.ndarray, cells: set[Cell]) -> dict[Cell, np.ndarray]:
+    """Lone busy cells whose blob is a card lying square to the lattice, wherever exactly:
+    cell -> the blob's centre in frame pixels. The lattice is only extrapolated out there
+    (the goals lie 8 cells from the start), so the blob is measured, not the cell."""
+    labels = _card_labels(work)
+    found = {}
+    for cell in cells:
+        blob = _blob_at(work, h, cell, labels)
+        if _square_card(blob, cell, _bleed(work, h, cell), max_angle=5.0, max_offset=0.4):
+            found[cell] = apply_homography(h, [blob.centre])[0]
+    return found
+
+
+@dataclass(frozen=True, eq=False)
+class _Cells:
+    """What the mosaic says about each cell in view: busy share, skin share."""
+
+    mosaic: _Mosaic
+    busy: dict[Cell, float]
+    skin: dict[Cell, float]
+
+
+def _examine(work: _Work, frame_from_maze: np.ndarray, around: set[Cell] | None = None,
+             margin: int = 2, reach: int = 40, colour: bool = False,
+             cell_px: tuple[int, int] = (8, 12)) -> _Cells:
+    """Busy (and, with ``colour``, skin) shares of the cells whose centres fall in the frame
+    near the busy part of the picture (at most ``reach`` cells out), or of those within
+    ``margin`` cells of ``around``. ``cell_px``: mosaic pixels per cell (coarse is enough to
+    compare hypotheses; judging a lattice uses MOSAIC_CELL)."""
+    h, w = work.small.shape[:2]
+    small_from_maze = work.small_from_frame @ frame_from_maze
+    if around:
+        xs = [c[0] for c in around]
+        ys = [c[1] for c in around]
+        lo = np.array([min(xs) - margin, min(ys) - margin])
+        hi = np.array([max(xs) + margin, max(ys) + margin])
+    else:
+        bx0, by0, bx1, by1 = work.busy_box
+        corners = apply_homography(np.linalg.inv(small_from_maze), [(bx0, by0), (bx1, by0), (bx1, by1), (bx0, by1)])
+        if not np.all(np.isfinite(corners)):
+            return _Cells(_mosaic(work, frame_from_maze, 0, 0, 0, 0, cell_px), {}, {})
+        lo = np.maximum(np.floor(corners.min(0)).astype(int) - 1, -reach)
+        hi = np.minimum(np.ceil(corners.max(0)).astype(int) + 1, reach)
+    x0, x1, y0, y1 = int(lo[0]), int(hi[0]), int(lo[1]), int(hi[1])
+    if (x1 - x0 + 1) * cell_px[0] > 4000 or (y1 - y0 + 1) * cell_px[1] > 4000 or x1 < x0 or y1 < y0:
+        return _Cells(_mosaic(work, frame_from_maze, 0, 0, 0, 0, cell_px), {}, {})  # a degenerate lattice
+    mosaic = _mosaic(work, frame_from_maze, x0, x1, y0, y1, cell_px, colour)
+    shares, skins = _cell_shares(mosaic), _skin_shares(mosaic)
+    xs, ys = np.meshgrid(np.arange(x0, x1 + 1), np.arange(y1, y0 - 1, -1))  # rows run south
+    centres = np.c_[xs.ravel(), ys.ravel()].astype(float)
+    pix = apply_homography(small_from_maze, centres)
+    inside = ((pix[:, 0] >= 0) & (pix[:, 0] < w) & (pix[:, 1] >= 0) & (pix[:, 1] < h)).reshape(xs.shape)
+    busy, skin = {}, {}
+    for r, c in zip(*np.nonzero(inside)):
+        cell = (int(xs[r, c]), int(ys[r, c]))
+        busy[cell] = float(shares[r, c])
+        skin[cell] = float(skins[r, c])
+    return _Cells(mosaic, busy, skin)
+
+
+# =========================================================================== fitting
+
+# Besides the table stage's pitch, its likely harmonics are tried: a comb of card edges
+# is hard to tell from one at half or twice the pitch until cells are checked.
+SCALE_TRIALS = (1.0, 0.5, 2 / 3, 1.5, 2.0)
+KEEP_HYPOTHESES = 4
+# Pitches tried around each size guess, per axis on its own: tilted cameras foreshorten
+# one side of a card by up to a quarter, and lone cards far from the maze look smaller.
+PITCH_TRIALS = np.exp(np.linspace(math.log(0.78), math.log(1.28), 12))
+# Card aspect (long/short) in a photo: the pitch ratio, give or take the foreshortening
+# of a camera tilted up to 25 degrees.
+IMAGE_RATIO = (1.3, 1.8)
+
+
+def _hypotheses(plane: TablePlane | None, work: _Work) -> list[np.ndarray]:
+    """Lattices (cell coordinates -> frame pixels) worth refining, best first.
+
+    Two sources: the table stage's plane (its pitch and likely harmonics, both ways round),
+    and a local look at the photo around the busiest spot (where the maze is), where the
+    perspective is negligible and the card edges give both directions and the pitch.
+    Each candidate is scored by side contrast on the busy cells near its seed."""
+    candidates = _local_hypotheses(work)
+    if plane is not None:
+        candidates += _plane_hypotheses(plane)
+    scored = []
+    for h in candidates:
+        near = _seed_cells(work, h, reach=2.5)
+        if len(near) >= 2:
+            scored.append((lattice_score(work, h, near), h))
+    scored.sort(key=lambda t: -t[0])
+    return [h for _, h in scored[:KEEP_HYPOTHESES]]
+
+
+def _plane_hypotheses(plane: TablePlane) -> list[np.ndarray]:
+    view = plane.view
+    seg = tbl.line_segments(tbl.gray(view.image), 5.0)
+    if len(seg) < 6:
+        return []
+    view_turn = np.eye(3)
+    if not plane.cards_aligned:
+        view_turn, seg = _align_view_to_cards(seg)
+    events = tbl.edge_events(seg)
+    frame_from_view = np.linalg.inv(view_turn @ view.plane_to_view @ plane.image_to_plane)
+    nominal = PITCH_MM[0] * view.px_per_mm
+    out = []
+    for k in SCALE_TRIALS:
+        for long_axis in ("v", "u"):
+            p = tbl.find_periodicity(events, nominal * k, long_axis, slack=0.12)
+            if p.score > 0:
+                out.append(frame_from_view @ _view_from_cells(p))
+    return out
+
+
+def _local_hypotheses(work: _Work) -> list[np.ndarray]:
+    """Hypotheses from the shrunk frame around the busiest spot (where the maze is), where
+    the perspective is negligible: the card edges there give both directions; the card
+    size comes from lone cards and from the commonest edge lengths (each with its half and
+    double); the phase from folding the nearby edges at that size."""
+    small_gray = tbl.gray(work.small)
+    h, w = small_gray.shape
+    dy, dx = np.unravel_index(int(np.argmax(work.density)), work.density.shape)
+    cx, cy = (dx + 0.5) * w / work.density.shape[1], (dy + 0.5) * h / work.density.shape[0]
+    seed = np.array([cx, cy], float)
+    seg = tbl.line_segments(small_gray, max(4.0, 0.01 * max(h, w)))
+    mid = (seg[:, :2] + seg[:, 2:]) / 2
+    dist = np.hypot(mid[:, 0] - cx, mid[:, 1] - cy)
+    around = seg[dist < max(h, w) / 4]
+    if len(around) < 8:
+        return []
+    a1, a2, _ = tbl.direction_pair(around)
+    out = []
+    for size_1, size_2 in _card_sizes(around, a1, a2, small_gray):
+        reach = 3.5 * max(size_1, size_2)
+        near = seg[dist < reach]
+        if len(near) < 6:
+            continue
+        b1, b2, _ = tbl.direction_pair(near)
+        if min(abs((b1 - a1 + 90) % 180 - 90), abs((b2 - a1 + 90) % 180 - 90)) > 6:
+            b1, b2 = a1, a2
+        if abs((b1 - a1 + 90) % 180 - 90) > abs((b2 - a1 + 90) % 180 - 90):
+            b1, b2 = b2, b1  # keep b1 the direction that size_1 measures
+        hyp = _fold_local(work, seed, b1, b2, size_1, size_2)
+        if hyp is not None:
+            out.append(np.linalg.inv(work.small_from_frame) @ hyp)
+    return out
+
+
+def _card_sizes(seg: np.ndarray, a1: float, a2: float, small_gray: np.ndarray) -> list[tuple[float, float]]:
+    """(pitch along a1, pitch along a2) in small pixels worth trying: from the edge lengths
+    of each family (a card side each, a little short of the corners), from lone cards
+    (either way round), and the halves and doubles of the first."""
+    m1 = tbl._length_mode(_family_lengths(seg, a1))
+    m2 = tbl._length_mode(_family_lengths(seg, a2))
+    sizes: list[tuple[float, float]] = []
+    lone = tbl.isolated_cards(small_gray)
+    if lone:
+        short = float(np.median([c[0] for c in lone])) * PITCH_MM[0] / tbl.CARD_MM[0]
+        sizes += [(short, short * PITCH_RATIO), (short * PITCH_RATIO, short)]
+    if m1 and m2:
+        long_, short = max(m1, m2), min(m1, m2)
+        if IMAGE_RATIO[0] < long_ / short < IMAGE_RATIO[1]:
+            sizes.append((m1 / 0.9, m2 / 0.9))
+        else:
+            sizes += [(short / 0.9, short / 0.9 * PITCH_RATIO), (short / 0.9 * PITCH_RATIO, short / 0.9)]
+    for s1, s2 in list(sizes[:1]):
+        sizes += [(s1 * 2, s2 * 2), (s1 / 2, s2 / 2), (s2, s1)]
+    unique: list[tuple[float, float]] = []
+    for s1, s2 in sizes:
+        if s1 >= 4 and s2 >= 4 and all(abs(s1 / u1 - 1) > 0.1 or abs(s2 / u2 - 1) > 0.1 for u1, u2 in unique):
+            unique.append((s1, s2))
+    return unique
+
+
+def _family_lengths(seg: np.ndarray, direction: float, tolerance: float = 8.0) -> np.ndarray:
+    d = seg[:, 2:] - seg[:, :2]
+    angle = np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 180
+    near = np.abs((angle - direction + 90) % 180 - 90) < tolerance
+    return np.hypot(d[near, 0], d[near, 1])
+
+
+def _fold_local(work: _Work, seed: np.ndarray, a1: float, a2: float, size_1: float,
+                size_2: float) -> np.ndarray | None:
+    """An affine lattice (cell coordinates -> small pixels) around ``seed`` with axes along a1
+    (pitch near size_1) and a2 (near size_2). For each axis the pitch and phase are those
+    that make the cards' middle lines brightest against their sides: tunnels run along the
+    middle lines (every open edge has one at its midpoint), rock and the gaps along the
+    sides. Edge strength would not do: a tunnel's walls are crisper than a card's border."""
+    d1, d2 = _unit(a1), _unit(a2)
+    if d1[0] * d2[1] - d1[1] * d2[0] < 0:
+        d2 = -d2
+    radius = 3.0 * max(size_1, size_2)
+    best = []
+    for along, across, size in ((d2, d1, size_1), (d1, d2, size_2)):
+        top = None
+        for pitch in size * PITCH_TRIALS:
+            phases = np.arange(16) / 16 * pitch
+            score = _middle_brightness(work, seed, along, across, pitch, phases, radius)
+            k = int(np.argmax(score))
+            if top is None or score[k] > top[0]:
+                top = (score[k], pitch, phases[k])
+        best.append(top)
+    (s1, t1, p1), (s2, t2, p2) = best
+    if s1 <= 0 or s2 <= 0:
+        return None
+    frame = np.array([[d1[0], d2[0], seed[0]], [d1[1], d2[1], seed[1]], [0, 0, 1.0]])
+    p = tbl.Periodicity(t1, t2, p1, p2, float(s1 + s2), "v" if t2 >= t1 else "u")
+    return frame @ _view_from_cells(p)
+
+
+def _middle_brightness(work: _Work, seed, along, across, pitch: float, phases: np.ndarray,
+                       radius: float) -> np.ndarray:
+    """For each phase (the position of the cards' sides): mean grey of the card pixels within
+    an eighth of a pitch of the middle lines, minus that near the side lines."""
+    ks = np.arange(-int(radius / pitch) - 1, int(radius / pitch) + 2)
+    s = np.arange(-radius, radius + 1e-6, 3.0)
+    band = np.linspace(-0.1, 0.1, 3) * pitch
+    means = []
+    for shift in (0.5 * pitch, 0.0):
+        o = (phases[:, None, None, None] + shift + ks[None, :, None, None] * pitch + band[None, None, :, None])
+        x = (seed[0] + o * across[0] + s[None, None, None, :] * along[0]).reshape(len(phases), -1)
+        y = (seed[1] + o * across[1] + s[None, None, None, :] * along[1]).reshape(len(phases), -1)
+        xs, ys = x.astype(np.float32), y.astype(np.float32)
+        grey = sample(work.grey, xs, ys)
+        busy = sample(work.busy, xs, ys)
+        means.append((grey * busy).sum(axis=1) / np.maximum(busy.sum(axis=1), 1e-6))
+    return means[0] - means[1]
+
+
+def _unit(deg: float) -> np.ndarray:
+    return np.array([math.cos(math.radians(deg)), math.sin(math.radians(deg))])
+
+
+def _aspect_plausibility(h: np.ndarray, shape) -> float:
+    """1 when the lattice's cells could be 58 x 89 mm rectangles seen by a camera with square
+    pixels and its principal point at the centre, falling off as they could not."""
+    height, width = shape[:2]
+    k = np.array([[1.0, 0, (width - 1) / 2], [0, 1.0, (height - 1) / 2], [0, 0, 1.0]])
+    m = np.linalg.inv(k) @ h
+    c1, c2 = m[:, 0], m[:, 1]
+    # focal length from orthogonality of the two cell axes: (c1.x c2.x + c1.y c2.y)/f^2 + c1.z c2.z = 0
+    num = -(c1[0] * c2[0] + c1[1] * c2[1])
+    den = c1[2] * c2[2]
+    f = math.sqrt(num / den) if den != 0 and num / den > 0 else 0.85 * width
+    f = float(np.clip(f, 0.4 * width, 4.0 * width))
+    kf = np.diag([1 / f, 1 / f, 1.0])
+    r1, r2 = kf @ c1, kf @ c2
+    aspect = np.linalg.norm(r2) / max(np.linalg.norm(r1), 1e-12)
+    off = abs(math.log(aspect / PITCH_RATIO))
+    return float(max(0.0, 1 - off / math.log(1.25)))
+
+
+def _seed_cells(work: _Work, h: np.ndarray, reach: float) -> list[Cell]:
+    return _seed_region(work, h, reach)[0]
+
+
+def _seed_region(work: _Work, h: np.ndarray, reach: float) -> tuple[list[Cell], set[Cell]]:
+    """Busy cells of the largest busy group within ``reach`` cells of its best-surrounded
+    one, and all busy cells (to tell the group's outline from its inner sides)."""
+    cells = _examine(work, h)
+    busy = {c for c, v in cells.busy.items() if v >= CARD_SHARE}
+    if not busy:
+        return [], busy
+    main = _components(busy)[0]
+    seed = max(sorted(main), key=lambda c: sum((c[0] + dx, c[1] + dy) in busy
+                                               for dx in (-1, 0, 1) for dy in (-1, 0, 1)))
+    return [c for c in main if math.hypot(c[0] - seed[0], c[1] - seed[1]) <= reach], busy
+
+
+def _align_view_to_cards(seg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A turn of a calibrated (sheet-aligned) view that puts the card edges on its axes."""
+    a1, _, _ = tbl.direction_pair(seg)
+    a = math.radians(-a1)
+    c, s = math.cos(a), math.sin(a)
+    turn = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]])
+    mapped = np.c_[apply_homography(turn, seg[:, :2]), apply_homography(turn, seg[:, 2:])]
+    return turn, mapped
+
+
+def _view_from_cells(p: tbl.Periodicity) -> np.ndarray:
+    """Cell coordinates -> view pixels for a periodicity: cell (0, 0) is the cell whose
+    corner is at the phase point; north is up (v decreasing) when the long axis is v, else
+    the long axis runs along -u (which keeps the handedness)."""
+    if p.long_axis == "v":
+        tx, ty = p.period_u, p.period_v
+        return np.array([[tx, 0, p.phase_u + 0.5 * tx], [0, -ty, p.phase_v - 0.5 * ty], [0, 0, 1.0]])
+    tx, ty = p.period_v, p.period_u
+    return np.array([[0, -ty, p.phase_u - 0.5 * ty], [-tx, 0, p.phase_v - 0.5 * tx], [0, 0, 1.0]])
+
+
+def _grow(work: _Work, h: np.ndarray) -> tuple[np.ndarray, Refined | None, list[Cell]]:
+    """Refine a lattice hypothesis outward from its best-surrounded busy cell."""
+    refined = None
+    cells: list[Cell] = []
+    for reach, search in GROWTH:
+        near, busy = _seed_region(work, h, reach)
+        if len(near) < 2:
+            break
+        result = refine(work.frame, h, near, search, occupied=busy)
+        if result.probes and np.isfinite(result.error_px):
+            h, refined, cells = result.h, result, near
+    return h, refined, cells
+
+
+def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibration=None,
+                work_width: int = tbl.WORK_WIDTH) -> Lattice:
+    """The card lattice of one frame (BGR), from scratch. ``plane`` (the table stage's
+    output) is computed when not given, from ``calibration`` when that is given."""
+    if plane is None:
+        try:
+            plane = tbl.find_plane(frame, calibration=calibration, work_width=work_width)
+        except TableError:
+            if calibration is not None:
+                raise
+            plane = None  # the photo itself may still show the lattice locally
+    card_px = _card_px(plane) if plane is not None else 0.0
+    work = _Work(frame, _working_width(frame.shape[1], card_px, work_width))
+    best = None
+    for h0 in _hypotheses(plane, work):
+        h, refined, cells = _grow(work, h0)
+        if refined is None or not cells:
+            continue
+        score = lattice_score(work, h)
+        if best is None or score > best[0]:
+            best = (score, h, refined)
+    if best is None:
+        raise GridError("no card lattice fits the edges in this picture")
+    _, h, refined = best
+    # lone cards (the goals, until the tunnels reach them) are far from where the lattice was
+    # refined: pin their centres, refit on everything, judge
+    seen = _examine(work, h)
+    busy = {c for c, v in seen.busy.items() if v >= CARD_SHARE}
+    groups = _components(busy)
+    main = groups[0] if groups else set()
+    lone = set().union(*[g for g in groups[1:] if len(g) <= 3]) if len(groups) > 1 else set()
+    centres = _lone_card_centres(work, h, lone)
+    for search in (0.15, 0.08):
+        result = refine(frame, h, sorted(main), search, occupied=busy, centres=centres)
+        if np.isfinite(result.error_px):
+            h, refined = result.h, result
+    return judge(work, h, refined.support, refined.error_px)
+
+
+def _working_width(frame_width: int, card_px: float, work_width: int) -> int:
+    """Wide enough that a card's short side spans some MIN_CARD_PX of the working picture."""
+    if card_px <= 0:
+        return work_width
+    return int(min(frame_width, max(work_width, frame_width * MIN_CARD_PX / card_px)))
+
+
+def _card_px(plane: TablePlane) -> float:
+    """A card's short side in frame pixels near the middle of the view."""
+    view = plane.view
+    vh, vw = view.image.shape[:2]
+    mid = view.to_plane([(vw / 2, vh / 2)])[0]
+    ends = plane.to_image([mid, mid + (PITCH_MM[0], 0)])
+    return float(np.linalg.norm(ends[1] - ends[0]))
+
+
+def judge(work: _Work, h: np.ndarray, support: float, error_px: float,
+          previous: Lattice | None = None) -> Lattice:
+    """Occupancy, the maze's cells, crosswise cards and occlusion for a fitted lattice."""
+    seen = _examine(work, h, previous.cells | previous.occluded if previous is not None else None,
+                    colour=True, cell_px=MOSAIC_CELL)
+    strong = {c for c, v in seen.busy.items() if v >= CARD_SHARE}
+    # a faint cell counts only as a card would show: art reaching into all four corners
+    # (a loose card's corner poking into a cell next to the maze does not)
+    weak = strong | {c for c, v in seen.busy.items() if WEAK_SHARE <= v < CARD_SHARE and _corners_covered(
+        seen.mosaic, c)}
+    hand = _hand_cells(seen, strong)
+    # hysteresis: faint cards (wide flat tunnels, glare) count when they touch a clear one
+    groups = [g for g in _components(weak | (hand & _grown(previous.cells if previous else strong))) if g & strong]
+    maze: set[Cell] = set(groups[0]) if groups else set()
+    labels = _card_labels(work)
+
+    def laid_square(c: Cell) -> bool:
+        """A card apart from the maze must lie square on its cell, as the goals do before the
+        tunnels reach them; a loose card across two cells covers neither to its corners,
+        one that happens to lie nearly square is still turned or off centre."""
+        bleed = _bleed(work, h, c)
+        blob = _blob_at(work, h, c, labels)
+        return _lies_on_cell(seen.mosaic, c, bleed, weak) and (
+            blob is None or blob.extent.max() > 1.6 + 2 * bleed  # merged with a neighbour: judged by the cell
+            or _square_card(blob, c, bleed, max_angle=4.0, max_offset=0.15))
+
+    for group in groups[1:]:
+        maze |= {c for c in group - hand if laid_square(c)}
+    for c, v in seen.busy.items():  # lone cards whose art is faint (goal backs, glare)
+        if BARE_SHARE <= v < CARD_SHARE and c not in maze and c not in hand and not any(
+                n in maze for n in _neighbours(c)) and laid_square(c):
+            maze.add(c)
+    occluded = {c for c in hand if c in maze or any(n in maze for n in _neighbours(c))}
+    candidates = (maze | {n for c in maze for n in _neighbours(c)}) - _grown(occluded)
+    crosswise = {c for c in candidates if seen.mosaic.inside(c) and _is_crosswise(
+        seen.mosaic, c, maze - {c}, _bleed(work, h, c))}
+    cells = maze - crosswise - occluded
+    return Lattice(h / h[2, 2], (work.frame.shape[1], work.frame.shape[0]), frozenset(cells), seen.busy,
+                   frozenset(crosswise), frozenset(occluded), support, error_px)
+
+
+def _corners_covered(mosaic: _Mosaic, cell: Cell, least: float = 0.4) -> bool:
+    b = mosaic.busy
+    return min(mosaic.share(b, cell, rows=r, cols=c) for r in ((0.06, 0.2), (0.8, 0.94))
+               for c in ((0.06, 0.26), (0.74, 0.94))) > least
+
+
+def _hand_cells(seen: _Cells, busy: set[Cell]) -> set[Cell]:
+    """Cells a hand covers in part: skin-coloured beyond what the bare table shows (a wood
+    table can be skin-coloured itself; then only a clear excess counts)."""
+    bare = [v for c, v in seen.skin.items() if c not in busy and not any(n in busy for n in _neighbours(c))]
+    table_skin = float(np.percentile(bare, 90)) if bare else 0.0
+    threshold = max(HAND_SKIN_SHARE, table_skin + 0.3)
+    return {c for c, v in seen.skin.items() if v > threshold}
+
+
+def _bleed(work: _Work, h: np.ndarray, cell: Cell) -> float:
+    """How far (cells) the busy mask reaches past a card's edge near ``cell``."""
+    q = apply_homography(work.small_from_frame @ h, [cell, (cell[0] + 1, cell[1])])
+    return tbl.TEXTURE_BLEED_PX / 2 / max(float(np.linalg.norm(q[1] - q[0])), 1e-6)
+
+
+def _grown(cells) -> set[Cell]:
+    return set(cells) | {n for c in cells for n in _neighbours(c)}
+
+
+def _neighbours(c: Cell) -> tuple[Cell, ...]:
+    x, y = c
+    return (x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)
+
+
+# =========================================================================== crops
+
+
+def cell_crops(frame: np.ndarray, lattice: Lattice, cells: Sequence[Cell],
+               size: tuple[int, int] = (64, 96)) -> list[np.ndarray]:
+    """Each cell (card + gap, portrait, the lattice's north up) warped out of the full frame."""
+    w, h = size
+    crops = []
+    for x, y in cells:
+        # crop pixel (u, v) -> cell coordinates (x - 0.5 + (u + 0.5)/w, y + 0.5 - (v + 0.5)/h)
+        crop_to_cell = np.array([[1 / w, 0, x - 0.5 + 0.5 / w], [0, -1 / h, y + 0.5 - 0.5 / h], [0, 0, 1.0]])
+        m = lattice.image_from_maze @ crop_to_cell
+        crops.append(cv2.warpPerspective(frame, m, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                         borderMode=cv2.BORDER_REPLICATE))
+    return crops
+
+
+# =========================================================================== anchoring
+
+
+def _reading(value) -> tuple[str | None, int]:
+    """(face, rotation) from a classifier Reading or a plain pair."""
+    if isinstance(value, tuple):
+        return value[0], int(value[1])
+    return getattr(value, "face", None), int(getattr(value, "rotation", 0))
+
+
+HALF_TURN = np.array([[-1.0, 0, 0], [0, -1.0, 0], [0, 0, 1]])
+
+
+def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice:
+    """The lattice in the maze frame: the start card at (0, 0), the goals (backs or turned
+    over) at x = +8, y in {-2, 0, 2}. ``readings_by_cell``: cell (in ``lattice``'s frame) ->
+    a classifier Reading or a (face, rotation) pair. Of the two ways the fit's axes can
+    relate to the maze (as they are, or turned half a turn), the one that puts the most
+    goal readings on goal places wins; the start fixes the origin (or, unseen, the middle
+    goal 8 cells toward the maze).
+
+    The returned lattice is in the maze frame: its crops are north-up in the maze. The
+    readings given here were taken in the old frame: ``maze_from_fit`` renames their cells
+    and ``half_turn`` says their rotations are 180 degrees off (``maze_readings`` does both).
+
+    Raises GridError when neither the start nor a goal has been read."""
+    faces = {cell: _reading(r)[0] for cell, r in readings_by_cell.items()}
+    starts = [c for c, f in faces.items() if f == "start"]
+    goals = [c for c, f in faces.items() if f and (f == "goal-back" or f.startswith("goal-"))]
+    if not starts and not goals:
+        raise GridError("neither the start card nor a goal card was read: the maze frame is unknown")
+    best = None
+    for turn in (np.eye(3), HALF_TURN):
+        for origin in _origins(turn, starts, goals, lattice.cells):
+            shift = translation(-origin[0], -origin[1])
+            maze_from_fit = shift @ turn
+            placed = {_map_cell(maze_from_fit, g) for g in goals}
+            score = (len(placed & set(GOAL_CELLS)), bool(starts), -abs(turn[0, 0] - 1))
+            if best is None or score > best[0]:
+                best = (score, maze_from_fit, turn is HALF_TURN)
+    _, maze_from_fit, half = best
+    return replace(_remap(lattice, maze_from_fit), anchored=True, half_turn=half, maze_from_fit=maze_from_fit)
+
+
+def _origins(turn: np.ndarray, starts: list[Cell], goals: list[Cell], cells) -> list[tuple[float, float]]:
+    """Where the start may be, in the turned frame: read, or 8 cells west of a goal column."""
+    turned = lambda c: apply_homography(turn, [c])[0]
+    if starts:
+        return [tuple(turned(s)) for s in starts]
+    out = []
+    for g in goals:
+        gx, gy = turned(g)
+        for goal_y in (2, 0, -2):
+            out.append((gx - GOAL_COLUMN, gy - goal_y))
+    return out
+
+
+def _map_cell(m: np.ndarray, c: Cell) -> Cell:
+    x, y = apply_homography(m, [c])[0]
+    return round(x), round(y)
+
+
+def _remap(lattice: Lattice, new_from_old: np.ndarray) -> Lattice:
+    """The same lattice with its cells renamed by ``new_from_old`` (integer cell mapping)."""
+    def cells(group):
+        return frozenset(_map_cell(new_from_old, c) for c in group)
+
+    return replace(
+        lattice,
+        image_from_maze=lattice.image_from_maze @ np.linalg.inv(new_from_old),
+        cells=cells(lattice.cells),
+        occupancy={_map_cell(new_from_old, c): v for c, v in lattice.occupancy.items()},
+        crosswise=cells(lattice.crosswise),
+        occluded=cells(lattice.occluded),
+    )
+
+
+def maze_readings(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> dict[Cell, tuple[str | None, int]]:
+    """Readings taken in the frame ``anchor`` was given, as (face, rotation) in the maze
+    frame: cells renamed by ``maze_from_fit``, rotations turned when ``half_turn``."""
+    out = {}
+    for cell, value in readings_by_cell.items():
+        face, rotation = _reading(value)
+        out[_map_cell(lattice.maze_from_fit, cell)] = (face, (rotation + 180) % 360 if lattice.half_turn else rotation)
+    return out
+
+
+# =========================================================================== tracking
+
+
+class GridTracker:
+    """The lattice across the frames of a fixed camera.
+
+    The first frame (and any frame where the check fails) gets a full ``fit_lattice``;
+    later frames re-snap the previous lattice in a small window and refit its homography,
+    then re-judge occupancy. Once ``set_anchor`` has been given readings, lattices come back
+    in the maze frame, and a refit is mapped onto the previous frame's cells so cell names
+    stay put."""
+
+    def __init__(self, *, calibration=None, work_width: int = tbl.WORK_WIDTH, min_support: float = 0.25):
+        self.calibration = calibration
+        self.work_width = work_width
+        self.min_support = min_support
+        self.lattice: Lattice | None = None
+        self.refits = 0
+
+    def update(self, frame: np.ndarray) -> Lattice:
+        previous = self.lattice
+        lattice = None
+        if previous is not None and previous.cells:
+            lattice = self._track(frame, previous)
+        if lattice is None:
+            fitted = fit_lattice(frame, calibration=self.calibration, work_width=self.work_width)
+            self.refits += 1
+            lattice = _carry_frame(fitted, previous) if previous is not None else fitted
+        self.lattice = lattice
+        return lattice
+
+    def set_anchor(self, readings_by_cell: Mapping[Cell, object]) -> Lattice:
+        if self.lattice is None:
+            raise GridError("no lattice yet: call update with a frame first")
+        self.lattice = anchor(self.lattice, readings_by_cell)
+        return self.lattice
+
+    def _track(self, frame: np.ndarray, previous: Lattice) -> Lattice | None:
+        cells = sorted(previous.cells - previous.occluded)
+        if len(cells) < 2:
+            return None
+        result = refine(frame, previous.image_from_maze, cells, TRACK_SEARCH, iterations=1)
+        if result.support < self.min_support or not _sane(result.h, previous.image_from_maze):
+            return None
+        work = _Work(frame, _working_width(frame.shape[1], previous.cell_size_px(), self.work_width))
+        judged = judge(work, result.h, result.support, result.error_px, previous)
+        if not judged.cells or len(judged.cells & previous.cells) < 0.5 * len(previous.cells):
+            return None
+        return replace(judged, anchored=previous.anchored, half_turn=previous.half_turn,
+                       maze_from_fit=previous.maze_from_fit)
+
+def _carry_frame(fitted: Lattice, previous: Lattice) -> Lattice:
+    """Express a fresh fit in the previous lattice's cell names (same cells, same frame) by
+    the half turn and shift that best lay the new cell centres on the old ones."""
+    old_cells = sorted(previous.cells) or [(0, 0)]
+    old_centres = apply_homography(previous.image_from_maze, old_cells)
+    inv_new = np.linalg.inv(fitted.image_from_maze)
+    in_new = apply_homography(inv_new, old_centres)  # old cells' centres in the new cell frame
+    best = None
+    for turn in (np.eye(3), HALF_TURN):
+        # maze_from_fit: new cell -> old cell; old = turn @ new + t
+        turned = apply_homography(turn, in_new)
+        t = np.round(np.median(np.asarray(old_cells, float) - turned, axis=0))
+        err = np.abs(turned + t - np.asarray(old_cells, float)).max()
+        if best is None or err < best[0]:
+            best = (err, translation(*t) @ turn)
+    err, old_from_new = best
+    if err > 0.3:
+        return fitted  # the camera moved too far to tell: a new frame of reference
+    return replace(_remap(fitted, old_from_new), anchored=previous.anchored, half_turn=previous.half_turn,
+                   maze_from_fit=previous.maze_from_fit)

@@ -1,0 +1,160 @@
+"""Frames to Observations: the stages of DESIGN.md's picture, one after the other.
+
+    frame -> table + grid (lattice) -> cell crops -> classify (one batch) -> read (priors)
+          -> Observation -> (video) track
+
+``observe`` reads one photo from scratch (``tunnelvision check``). ``step`` reads the next
+frame of a fixed camera, keeping the lattice from frame to frame and saying whether the
+frame is busy (a hand over the maze, or motion) so the tracker does not commit from it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from engine.catalogue import STEP, Catalogue, default_catalogue
+
+from .classify import Classifier
+from .grid import GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice
+from .observation import Observation, Unsure
+from .read import VARIANTS, read_cells
+from .table import TableError
+
+Cell = tuple[int, int]
+CROP = (64, 96)
+# Mean absolute change of the downscaled maze region (0..255) above which a frame is "moving".
+MOTION_LEVEL = 6.0
+# Re-crop offsets for re-examining a suspect cell: (dx, dy, scale) in cells.
+RECROPS = ((0.04, 0.0, 1.0), (-0.04, 0.0, 1.0), (0.0, 0.03, 1.04), (0.0, -0.03, 0.96))
+assert len(RECROPS) == VARIANTS
+
+
+def game_faces(catalogue: Catalogue, game: str) -> set[str]:
+    sets = ("base", "saboteur2") if game == "saboteur2" else ("base",)
+    return {f.id for f in catalogue.faces.values() if f.set in sets or f.set == "custom"}
+
+
+def _neighbourhood(cells) -> list[Cell]:
+    """The maze's cells and every cell next to them: a card the occupancy test missed is still read."""
+    out = set(cells)
+    for x, y in cells:
+        out.update((x + dx, y + dy) for dx, dy in STEP.values())
+    return sorted(out)
+
+
+def _recrop(frame: np.ndarray, lattice: Lattice):
+    """Crops of a cell slightly shifted or scaled about its centre, for re-examining it."""
+    def recrop(cell: Cell, variant: int) -> np.ndarray:
+        dx, dy, scale = RECROPS[variant]
+        x, y = cell
+        # maps the virtual cell's coordinates onto the real ones: p -> c + scale (p - c) + d
+        moved = np.array([[scale, 0, x * (1 - scale) + dx], [0, scale, y * (1 - scale) + dy], [0, 0, 1.0]])
+        virtual = Lattice(lattice.image_from_maze @ moved, lattice.frame_size, lattice.cells)
+        return cell_crops(frame, virtual, [cell], CROP)[0]
+    return recrop
+
+
+@dataclass
+class Step:
+    observation: Observation
+    empty: set[Cell]
+    busy: bool
+    lattice: Lattice | None
+
+
+@dataclass
+class Pipeline:
+    classifier: Classifier = field(default_factory=Classifier)
+    game: str = "saboteur"
+    calibration: object | None = None  # a calibration.table.TableCalibration for a fixed camera
+    catalogue: Catalogue = field(default_factory=default_catalogue)
+    timings: dict[str, float] = field(default_factory=dict)  # the last frame's stages, in ms
+    _tracker: GridTracker | None = None
+    _previous_small: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self.classifier.restrict_to(game_faces(self.catalogue, self.game))
+
+    # ------------------------------------------------------------------ one photo
+
+    def observe(self, frame: np.ndarray) -> Observation:
+        """Read one photo from scratch."""
+        started = time.perf_counter()
+        try:
+            lattice = fit_lattice(frame, calibration=self.calibration)
+            lattice = self._anchor(frame, lattice)
+        except (GridError, TableError) as exc:
+            return Observation(width=frame.shape[1], height=frame.shape[0],
+                               ms=(time.perf_counter() - started) * 1e3, error=str(exc))
+        observation, _ = self._read(frame, lattice)
+        observation.ms = (time.perf_counter() - started) * 1e3
+        return observation
+
+    # ------------------------------------------------------------------ video
+
+    def step(self, frame: np.ndarray) -> Step:
+        """Read the next frame of a fixed camera."""
+        started = time.perf_counter()
+        if self._tracker is None:
+            self._tracker = GridTracker(calibration=self.calibration)
+        try:
+            lattice = self._tracker.update(frame)
+            if not lattice.anchored:
+                lattice = self._anchor(frame, lattice)
+                self._tracker.lattice = lattice
+        except (GridError, TableError) as exc:
+            self._tracker = None
+            observation = Observation(width=frame.shape[1], height=frame.shape[0], error=str(exc))
+            return Step(observation, set(), True, None)
+        grid_done = time.perf_counter()
+        self.timings = {"grid": (grid_done - started) * 1e3}
+        observation, empty = self._read(frame, lattice)
+        read_done = time.perf_counter()
+        busy = bool(lattice.occluded) or self._moving(frame, lattice)
+        done = time.perf_counter()
+        self.timings["motion"] = (done - read_done) * 1e3
+        observation.ms = (done - started) * 1e3
+        return Step(observation, empty, busy, lattice)
+
+    # ------------------------------------------------------------------ stages
+
+    def _anchor(self, frame: np.ndarray, lattice: Lattice) -> Lattice:
+        """Read the occupied cells once in the fit's own frame to find the start and goals."""
+        cells = sorted(lattice.cells - lattice.occluded - lattice.crosswise)
+        readings = self.classifier.classify(cell_crops(frame, lattice, cells, CROP))
+        sure = {c: r for c, r in zip(cells, readings) if not r.uncertain and r.face}
+        return anchor(lattice, sure)
+
+    def _read(self, frame: np.ndarray, lattice: Lattice) -> tuple[Observation, set[Cell]]:
+        skipped = lattice.occluded | lattice.crosswise
+        cells = [c for c in _neighbourhood(lattice.cells) if c not in skipped]
+        started = time.perf_counter()
+        crops = dict(zip(cells, cell_crops(frame, lattice, cells, CROP)))
+        cropped = time.perf_counter()
+        cards, uncertain, empty = read_cells(self.classifier, crops, recrop=_recrop(frame, lattice),
+                                             catalogue=self.catalogue)
+        self.timings.update(crops=(cropped - started) * 1e3, classify=(time.perf_counter() - cropped) * 1e3)
+        uncertain += [Unsure(x, y, "occluded") for x, y in sorted(lattice.occluded)]
+        uncertain += [Unsure(x, y, "crosswise") for x, y in sorted(lattice.crosswise)]
+        h, w = frame.shape[:2]
+        return Observation(cards=cards, uncertain=uncertain, width=w, height=h), empty
+
+    def _moving(self, frame: np.ndarray, lattice: Lattice) -> bool:
+        """Whether the maze region changed since the last frame (hands, cards in flight)."""
+        x0, y0, x1, y1 = self._maze_box(lattice, frame.shape)
+        region = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        small = cv2.resize(region, (96, 64), interpolation=cv2.INTER_AREA).astype(np.float32)
+        previous, self._previous_small = self._previous_small, small
+        return previous is not None and float(np.abs(small - previous).mean()) > MOTION_LEVEL
+
+    @staticmethod
+    def _maze_box(lattice: Lattice, shape) -> tuple[int, int, int, int]:
+        corners = np.concatenate([lattice.quad(c) for c in _neighbourhood(lattice.cells)])
+        h, w = shape[:2]
+        x0, y0 = np.clip(corners.min(axis=0).astype(int), 0, [w - 1, h - 1])
+        x1, y1 = np.clip(corners.max(axis=0).astype(int) + 1, 1, [w, h])
+        return int(x0), int(y0), int(max(x1, x0 + 1)), int(max(y1, y0 + 1))
