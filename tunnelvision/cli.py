@@ -32,6 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
                     "and optionally \"player\": {\"broken\": [tools], \"trapped\": bool}; answers each line.")
     check.add_argument("file", nargs="?", default="-", help="a .jsonl file, or - for standard input (default)")
     check.add_argument("--json", action="store_true", help="answer each line with one JSON object")
+    rules_demo = rules_sub.add_parser("demo", help="computer players play a whole game in the terminal, judged by the engine")
+    rules_demo.add_argument("--game", choices=["saboteur", "saboteur2"], default="saboteur")
+    rules_demo.add_argument("--players", type=int, default=5)
+    rules_demo.add_argument("--options", default="", help="comma-separated rule options (see: tunnelvision rules options)")
+    rules_demo.add_argument("--seed", type=int, default=7)
+    rules_demo.add_argument("--quiet", action="store_true", help="print round summaries only")
     rules_sub.add_parser("options", help="list the rule options")
     cards = rules_sub.add_parser("cards", help="list the card catalogue")
     cards.add_argument("--json", action="store_true", help="print the catalogue entries as JSON")
@@ -93,6 +99,9 @@ def main(argv: list[str] | None = None) -> int:
 
             if args.rules_command == "check":
                 return rules_cli.check(args.file, as_json=args.json)
+            if args.rules_command == "demo":
+                return rules_cli.demo(game=args.game, players=args.players, options=args.options,
+                                      seed=args.seed, quiet=args.quiet)
             if args.rules_command == "options":
                 for name, text in OPTION_HELP.items():
                     print(f"{name:24s} {text}")

@@ -76,11 +76,11 @@ def test_missing_file_is_one_sentence(capsys):
 
 
 def test_demo_plays_a_whole_game(capsys):
-    assert main(["demo", "--players", "4", "--seed", "3", "--quiet"]) == 0
+    assert main(["rules", "demo", "--players", "4", "--seed", "3", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert out.count("=== Round") == 3 and "Final ranking:" in out
 
 
 def test_demo_rejects_bad_player_count(capsys):
-    assert main(["demo", "--players", "11"]) == 2
+    assert main(["rules", "demo", "--players", "11"]) == 2
     assert "played by 3 to 10 players, not 11" in capsys.readouterr().err
