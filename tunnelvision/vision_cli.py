@@ -132,6 +132,7 @@ def watch(source: str, *, as_json: bool, model: str | None, game: str, deck: str
     except CaptureError as exc:
         raise UserError(str(exc)) from None
     last_error = None
+    first = None
     with frames:
         while True:
             try:
@@ -142,10 +143,11 @@ def watch(source: str, *, as_json: bool, model: str | None, game: str, deck: str
                 print(f"[camera] {event}", file=sys.stderr, flush=True)
             if frame is None:
                 continue
+            first = frame.timestamp if first is None else first
             step = pipeline.step(frame.image)
             if step.observation.error != last_error:
                 last_error = step.observation.error
                 if last_error:
                     print(f"[vision] {last_error}", file=sys.stderr, flush=True)
-            for event in tracker.update(step.observation, step.empty, frame.timestamp, step.busy):
+            for event in tracker.update(step.observation, step.empty, frame.timestamp - first, step.busy):
                 print(json.dumps(event.to_json()) if as_json else f"{event.time:8.2f}s  {event.text}", flush=True)

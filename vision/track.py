@@ -59,22 +59,20 @@ class MazeTracker:
     min_frames: int = 4
     catalogue: Catalogue = field(default_factory=default_catalogue)
     board: Board | None = None  # the committed physical maze; None until the first quiet view
+    settle_s: float = 2.0  # after the first view, cards that steady within this long were there all along
     _candidates: dict[Cell, _Candidate] = field(default_factory=dict)
-    _first: _Candidate | None = None
-    _first_view: dict[Cell, Content] | None = None
+    _settled_at: float = 0.0
 
     def update(self, seen: Observation, empty: set[Cell], now: float, busy: bool) -> list[TrackEvent]:
         """Feed one frame's reading; returns the events committed by it."""
         view: dict[Cell, Content] = {c.cell: (c.face, c.rotation) for c in seen.cards}
         view.update({cell: None for cell in empty})
+        unsure = {(u.x, u.y) for u in seen.uncertain}
         if busy or any(u.reason in ("occluded", "not-a-maze-card") for u in seen.uncertain):
             self._candidates.clear()
-            self._first = None
             return []
-        if self.board is None:
-            return self._settle_first(view, now)
-        events = []
-        committed = {p.cell: (p.face, p.rotation) for p in self.board.placements()}
+        committed = {} if self.board is None else {p.cell: (p.face, p.rotation) for p in self.board.placements()}
+        ready: dict[Cell, Content] = {}
         for cell, content in view.items():
             if committed.get(cell) == content:
                 self._candidates.pop(cell, None)
@@ -85,27 +83,45 @@ class MazeTracker:
                 continue
             candidate.frames += 1
             if now - candidate.since >= self.hold_s and candidate.frames >= self.min_frames:
-                del self._candidates[cell]
-                events += self._commit(cell, committed.get(cell), content, now)
-        # a cell no longer seen differently (occluded, out of view, uncertain) loses its candidate
-        for cell in [c for c in self._candidates if c not in view]:
+                ready[cell] = content
+        # A cell read as uncertain this frame keeps its candidate (neither confirmed nor contradicted);
+        # a cell no longer in view at all loses it.
+        for cell in [c for c in self._candidates if c not in view and c not in unsure]:
             del self._candidates[cell]
+        if self.board is None:
+            return self._settle_first(ready, now)
+        if now - self._settled_at < self.settle_s:
+            return self._join_first_view(ready, committed, now)
+        events = []
+        for cell, content in sorted(ready.items()):
+            del self._candidates[cell]
+            events += self._commit(cell, committed.get(cell), content, now)
         return events
 
-    def _settle_first(self, view: dict[Cell, Content], now: float) -> list[TrackEvent]:
-        cards = {c: v for c, v in view.items() if v is not None}
-        if not cards:
+    def _join_first_view(self, ready: dict[Cell, Content], committed: dict, now: float) -> list[TrackEvent]:
+        """Cards that steadied just after the first view belong to it: no verdict, they were already there."""
+        joined = []
+        for cell, content in sorted(ready.items()):
+            del self._candidates[cell]
+            if content is not None and cell not in committed:
+                self.board.put(Placement(cell[0], cell[1], *content))
+                joined.append(cell)
+        if not joined:
             return []
-        if self._first is None or self._first_view != cards:
-            self._first, self._first_view = _Candidate(None, now), cards
-            return []
-        self._first.frames += 1
-        if now - self._first.since < self.hold_s or self._first.frames < self.min_frames:
-            return []
+        return [TrackEvent("maze-seen", f"also in view from the start: {len(joined)} more card"
+                           + ("s" if len(joined) > 1 else ""), time=now)]
+
+    def _settle_first(self, ready: dict[Cell, Content], now: float) -> list[TrackEvent]:
+        """The first quiet view: every card that has held still becomes the maze at once."""
+        cards = {c: v for c, v in ready.items() if v is not None}
+        if not any(face == "start" for face, _ in cards.values()):
+            return []  # the start card anchors the maze; wait until it has held still
         board = Board(self.catalogue)
         for cell, (face, rotation) in sorted(cards.items(), key=lambda kv: kv[1][0] != "start"):
             board.put(Placement(cell[0], cell[1], face, rotation))
+            del self._candidates[cell]
         self.board = board
+        self._settled_at = now
         return [TrackEvent("maze-seen", f"the maze is in view: {len(cards)} cards", time=now)]
 
     def _commit(self, cell: Cell, was: Content, now_content: Content, now: float) -> list[TrackEvent]:

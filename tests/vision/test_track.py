@@ -22,10 +22,19 @@ def run(tracker: MazeTracker, frames, start=0.0, dt=0.1):
 
 
 def settled() -> tuple[MazeTracker, float]:
-    tracker = MazeTracker(hold_s=0.5, min_frames=3)
-    events, t = run(tracker, [(seen(), {(1, 0)}, False)] * 8)
+    tracker = MazeTracker(hold_s=0.5, min_frames=3, settle_s=1.0)
+    events, t = run(tracker, [(seen(), {(1, 0)}, False)] * 18)
     assert [e.kind for e in events] == ["maze-seen"]
     return tracker, t
+
+
+def test_cards_that_steady_just_after_the_first_view_join_it_without_a_verdict():
+    tracker = MazeTracker(hold_s=0.5, min_frames=3, settle_s=1.0)
+    late = SeenCard(5, 0, "cross", 0, 0.95)  # cut off from the start: judged, it would be illegal
+    frames = [(seen(), set(), False)] * 7 + [(seen(late), set(), False)] * 8
+    events, _ = run(tracker, frames)
+    assert [e.kind for e in events] == ["maze-seen", "maze-seen"] and "1 more card" in events[1].text
+    assert tracker.board.at((5, 0)) is not None
 
 
 def test_a_quiet_change_is_committed_once_with_the_engine_verdict():
