@@ -153,8 +153,8 @@ class MazeTracker:
                                cell, placement, verdict, now)]
         verdict = board.check(placement)
         growth = board.put(placement)
-        text = ("legal: " if verdict.legal else "illegal: ") + (
-            str(placement) if verdict.legal else "; ".join(r.message for r in verdict.reasons))
+        text = f"{'legal' if verdict.legal else 'illegal'}: {placement}" + (
+            "" if verdict.legal else ": " + "; ".join(r.message for r in verdict.reasons))
         events = [TrackEvent("placed", text, cell, placement, verdict, now)]
         for goal in growth.pending:
             events.append(TrackEvent("goal-reached", f"a tunnel reaches the goal at ({goal[0]},{goal[1]}): turn it over",
