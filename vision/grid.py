@@ -344,8 +344,8 @@ def refine(image: np.ndarray, h: np.ndarray, cells: Sequence[Cell], search_cells
             w_all = np.concatenate([w, np.full(2 * len(keys), 6.0)])
         candidate = h
         for _ in range(4):  # IRLS: Huber on the distance to the line (cells)
-            robust = w_all * _huber(_residuals(candidate, observed, fam_all, val_all), 0.03)
-            try:
+            try:  # a degenerate candidate (singular) ends the refit, as a failed solve does
+                robust = w_all * _huber(_residuals(candidate, observed, fam_all, val_all), 0.03)
                 candidate = (fit_lines(observed, fam_all, val_all, robust) if projective
                              else fit_affine_correction(candidate, observed, fam_all, val_all, robust))
             except np.linalg.LinAlgError:
@@ -1104,7 +1104,8 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice
     a classifier Reading or a (face, rotation) pair. Of the two ways the fit's axes can
     relate to the maze (as they are, or turned half a turn), the one that puts the most
     goal readings on goal places wins; the start fixes the origin (or, unseen, the middle
-    goal 8 cells toward the maze).
+    goal 8 cells toward the maze). With no goal read, the half turn that puts more of the
+    maze between the start and the goal column wins (the maze grows toward the goals).
 
     The returned lattice is in the maze frame: its crops are north-up in the maze. The
     readings given here were taken in the old frame: ``maze_from_fit`` renames their cells
@@ -1122,7 +1123,10 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice
             shift = translation(-origin[0], -origin[1])
             maze_from_fit = shift @ turn
             placed = {_map_cell(maze_from_fit, g) for g in goals}
-            score = (len(placed & set(GOAL_CELLS)), bool(starts), -abs(turn[0, 0] - 1))
+            # with no goal read, the maze's shape decides: it grows from the start toward the
+            # goal column, so most of its cards lie between the two
+            toward = sum(0 <= _map_cell(maze_from_fit, c)[0] <= GOAL_COLUMN for c in lattice.cells)
+            score = (len(placed & set(GOAL_CELLS)), bool(starts), toward, -abs(turn[0, 0] - 1))
             if best is None or score > best[0]:
                 best = (score, maze_from_fit, turn is HALF_TURN)
     _, maze_from_fit, half = best
