@@ -73,6 +73,11 @@ def evaluate(model: str | Path = DEFAULT_MODEL, *, count: int = 8000, seed: int 
         images, labels = render_dataset(count // 2, seed + 1, size=size, workers=workers, scans_dir=scans_dir,
                                         p_scan=1.0, style_split="test", scanned_only=True, preset="camera")
         figures["scans"] = _scores(classifier, images, labels)
+        # the scans are of the base game: read as a base-game table reads them
+        from engine.catalogue import default_catalogue
+
+        classifier.restrict_to({f.id for f in default_catalogue().faces.values() if f.set == "base"})
+        figures["scans_base_game"] = _scores(classifier, images, labels)
     return figures
 
 
@@ -153,7 +158,7 @@ def main() -> int:
     if args.json:
         print(json.dumps(figures))
         return 0
-    for name in ("heldout_synthetic", "heldout_synthetic_wide", "scans"):
+    for name in ("heldout_synthetic", "heldout_synthetic_wide", "scans", "scans_base_game"):
         if name in figures:
             f = figures[name]
             print(f"{name}: {f['crops']} crops, top-1 {f['top1']:.4%}, errors {f['errors']}, "
