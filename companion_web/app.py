@@ -14,12 +14,16 @@ from dataclasses import dataclass
 from flask import Flask, current_app, has_app_context, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from engine.board import Placement
+
 from . import db
 from .errors import GameError
-from .feed import CardPlaced, CardRemoved, FeedChange, FeedOutcome, GoalTurned, ManualFeed, TableFeed
+from .feed import CardPlaced, CardRemoved, FeedChange, FeedOutcome, GoalTurned, ManualFeed, TableFeed, TableView
 from .hub import Hub
 from .i18n import LANGUAGES, pick_language, translate
 from .service import GameService
+from .snapshot import PLAYING
+from .views import public_board
 
 DEFAULTS = {
     "DATABASE": "tunnelvision.db",
@@ -60,7 +64,7 @@ def create_app(config: dict | None = None) -> Flask:
     hub = Hub(max_streams=app.config["SSE_MAX_STREAMS"])
     service = GameService(hub, rng=_dealer(app.config["DEAL_SEED"]))
     feed = app.config["FEED"] or ManualFeed()
-    feed.connect(_feed_sink(app, service))
+    feed.connect(_feed_sink(app, service), _table_view(app, service))
     app.extensions["tunnelvision"] = Companion(service, hub, feed)
 
     # Imported here because the blueprints import ``companion`` from this module.
@@ -110,6 +114,26 @@ def _feed_sink(app: Flask, service: GameService):
             return apply(change)
 
     return sink
+
+
+def _table_view(app: Flask, service: GameService):
+    """What the game on the table holds, for a feed that must report only what is new.
+
+    Public parts only: a feed never needs a goal's secret, so it is never given one.
+    """
+
+    def view() -> TableView | None:
+        with app.app_context():
+            game_id = service.current_game_id()
+            if game_id is None:
+                return None
+            snap = service.snapshot(game_id)
+            if snap.phase != PLAYING:
+                return TableView(snap.edition)
+            contested = tuple(Placement(c.x, c.y, c.face, c.rotation) for c in snap.tabletop.contested)
+            return TableView(snap.edition, public_board(snap), contested)
+
+    return view
 
 
 def _template_words() -> dict:

@@ -6,10 +6,11 @@ player whose turn it is, asks the engine for its verdict and shows it on every s
 feed may also offer a live picture (``frames``, JPEG images) for the table screen.
 
 ``ManualFeed`` is the feed without a camera: the host's entries on the table screen are
-what it reports. The camera feed (built on ``vision``) subclasses ``TableFeed``, runs its
-own thread from ``start``, turns each stable Observation into changes with
-``changes_from_observation`` and reports them one by one; it overrides ``frames`` to
-stream what the camera sees with the recognised grid drawn over it.
+what it reports. The camera feed (``vision_feed.VisionFeed``) subclasses ``TableFeed``,
+runs its own thread from ``start``, turns what the camera commits into changes and reports
+them one by one, asking ``table_view`` what the game already holds so that it reports
+only what is new; it overrides ``frames`` to stream what the camera sees with the
+recognised grid drawn over it, and ``status`` to tell the host how the camera is doing.
 """
 
 from __future__ import annotations
@@ -53,6 +54,25 @@ class FeedOutcome:
 Sink = Callable[[FeedChange], FeedOutcome]
 
 
+@dataclass(frozen=True)
+class TableView:
+    """What the game on the table believes lies there: its edition, and while a round is
+    being played the public maze (face-down goals without their faces) and the cards it
+    refused that still lie on the table."""
+
+    edition: str
+    board: Board | None = None  # None between rounds
+    contested: tuple[Placement, ...] = ()
+
+
+@dataclass(frozen=True)
+class FeedStatus:
+    """How the feed is doing, for the table screen: a state and one sentence."""
+
+    state: str  # manual | starting | searching | watching | reconnecting | ended | failed | stopped
+    message: str = ""
+
+
 class FeedNotConnected(RuntimeError):
     pass
 
@@ -65,10 +85,16 @@ class TableFeed(ABC):
 
     def __init__(self) -> None:
         self._sink: Sink | None = None
+        self._table: Callable[[], TableView | None] | None = None
 
-    def connect(self, sink: Sink) -> None:
-        """Called once by the companion before ``start``."""
+    def connect(self, sink: Sink, table: Callable[[], TableView | None] | None = None) -> None:
+        """Called once by the companion before ``start``; ``table`` answers ``table_view``."""
         self._sink = sink
+        self._table = table
+
+    def table_view(self) -> TableView | None:
+        """What the game on the table holds now (None without a game). Safe from any thread."""
+        return self._table() if self._table is not None else None
 
     def start(self) -> None:
         """Begin watching (a camera feed starts its thread here)."""
@@ -89,6 +115,9 @@ class TableFeed(ABC):
     def frames(self) -> Iterator[bytes] | None:
         """JPEG images of the table for a live view, or None when the feed has no picture."""
         return None
+
+    def status(self) -> FeedStatus:
+        return FeedStatus("manual")
 
 
 class ManualFeed(TableFeed):

@@ -36,11 +36,47 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="base URL phones use, e.g. http://192.168.1.20:8000 (default: this machine's LAN address)")
     parser.add_argument("--threads", type=int, default=DEFAULT_THREADS,
                         help=f"server threads (default {DEFAULT_THREADS}; every phone and table screen holds one)")
+    camera = parser.add_argument_group("camera", "what watches the table (without one, the host enters each card laid)")
+    source = camera.add_mutually_exclusive_group()
+    source.add_argument("--camera", type=int, metavar="N", help="a webcam, by its index (0 is the first)")
+    source.add_argument("--video", metavar="FILE", help="a video of a game, played back as if a camera were filming")
+    source.add_argument("--photos", metavar="DIR", help="a folder of photos of the table, one after another")
+    source.add_argument("--source", metavar="SPEC",
+                        help="anything else a camera can be: a file, a folder, an MJPEG URL (http://phone:8080/video)")
+    camera.add_argument("--deck", metavar="FILE", help="a deck calibration from calibrate-deck (your own printing)")
+    camera.add_argument("--calibration", metavar="FILE", help="a table calibration (fixed camera with the marker sheet)")
+
+
+def camera_source(args: argparse.Namespace):
+    """The source the arguments name (a spec for ``vision.capture.open_source``), or None."""
+    for given in (args.camera, args.video, args.photos, args.source):
+        if given is not None:
+            return given
+    return None
 
 
 def run_from_args(args: argparse.Namespace) -> int:
-    return run_server(args.host, args.port, args.game, args.options, args.db, threads=args.threads,
-                      public_url=args.public_url, new_game=args.new_game)
+    spec = camera_source(args)
+    feed = None
+    if spec is None and (args.deck or args.calibration):
+        print("tunnelvision: --deck and --calibration are for a camera; add --camera, --video, --photos or --source",
+              file=sys.stderr)
+        return 2
+    if spec is not None:
+        from .vision_feed import FeedError, open_camera_feed
+
+        try:
+            feed = open_camera_feed(spec, edition=args.game or "saboteur", deck=args.deck,
+                                    calibration=args.calibration)
+        except FeedError as exc:
+            print(f"tunnelvision: {exc}", file=sys.stderr)
+            return 2
+    try:
+        return run_server(args.host, args.port, args.game, args.options, args.db, threads=args.threads,
+                          public_url=args.public_url, new_game=args.new_game, feed=feed)
+    finally:
+        if feed is not None:
+            feed.stop()  # also when the server never started: the camera is released
 
 
 def lan_address() -> str:

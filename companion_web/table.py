@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask import Blueprint, Response, jsonify, redirect, render_template, request, url_for
 
 from . import auth
 from .access import join_url, view
@@ -62,14 +62,27 @@ def join_qr(game_id: str):
 
 @bp.get("/g/<game_id>/feed.mjpeg")
 def live_picture(game_id: str):
-    """The camera's picture for the table screen, when the feed has one (LATER: the camera feed)."""
+    """The camera's picture of the physical table (the grid drawn over it), for the table screen."""
     companion().service.snapshot(game_id)
-    frames = companion().feed.frames() if companion().feed.has_video else None
-    if frames is None:
+    feed = companion().feed
+    if not feed.has_video:
         raise GameError(404, "error.no-video")
+    frames = feed.frames()
+    if frames is None:  # every viewer holds a server thread; a few are enough for a table
+        raise GameError(503, "error.too-many-streams")
 
     def multipart():
         for jpeg in frames:
             yield b"--frame\r\nContent-Type: image/jpeg\r\n\r\n" + jpeg + b"\r\n"
 
-    return Response(multipart(), mimetype="multipart/x-mixed-replace; boundary=frame")
+    return Response(multipart(), mimetype="multipart/x-mixed-replace; boundary=frame",
+                    headers={"X-Accel-Buffering": "no"})
+
+
+@bp.get("/g/<game_id>/feed.json")
+def feed_status(game_id: str):
+    """How the camera is doing (a state and one sentence), for the line under the live picture."""
+    companion().service.snapshot(game_id)
+    feed = companion().feed
+    status = feed.status()
+    return jsonify(video=feed.has_video, state=status.state, message=status.message)

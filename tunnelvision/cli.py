@@ -82,12 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_serve_arguments(sub.add_parser("serve", help="run the web companion: table screen and phones"))
 
-    demo = sub.add_parser("demo", help="watch computer players play a whole game, judged by the engine")
-    demo.add_argument("--game", choices=["saboteur", "saboteur2"], default="saboteur")
-    demo.add_argument("--players", type=int, default=5)
-    demo.add_argument("--options", default="", help="comma-separated rule options (see: tunnelvision rules options)")
-    demo.add_argument("--seed", type=int, default=7)
-    demo.add_argument("--quiet", action="store_true", help="print round summaries only")
+    from companion_web.demo import add_demo_arguments
+
+    add_demo_arguments(sub.add_parser("demo", help="the companion on a simulated table: no webcam needed"))
     return parser
 
 
@@ -136,10 +133,9 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_from_args(args)
         if args.command == "demo":
-            from . import rules_cli
+            from companion_web.demo import run_demo_from_args
 
-            return rules_cli.demo(game=args.game, players=args.players, options=args.options,
-                                  seed=args.seed, quiet=args.quiet)
+            return run_demo_from_args(args)
     except UserError as exc:
         print(f"tunnelvision: {exc}", file=sys.stderr)
         return 2

@@ -584,8 +584,32 @@
     else renderTable(v);
   }
 
+  // The camera's state (watching, looking for the maze, disconnected...) under its picture.
+  // Asked for every few seconds: it changes with the camera, not with the game.
+  const CAMERA_TONES = { watching: "good", reconnecting: "bad", failed: "bad", ended: "bad", stopped: "bad" };
+  async function cameraStatus() {
+    const figure = $("#camera");
+    if (!figure) return;
+    const line = $("#camera-status");
+    try {
+      const status = await fetch(figure.dataset.statusUrl, { credentials: "same-origin" }).then((r) => r.json());
+      const label = t(`ui.camera-${status.state}`);
+      // The camera's own sentence (in English) says why when something is wrong.
+      line.textContent = status.state === "watching" || !status.message ? label : `${label}: ${status.message}`;
+      line.title = status.message;
+      line.dataset.tone = CAMERA_TONES[status.state] || "";
+    } catch (err) {
+      line.textContent = t("ui.conn-lost");
+      line.dataset.tone = "bad";
+    }
+  }
+
   if (page === "player") bindPlayer();
   else bindTable();
+  if (page !== "player" && $("#camera")) {
+    cameraStatus();
+    setInterval(cameraStatus, 3000);
+  }
   render(view);
   start();
 })();

@@ -1,0 +1,92 @@
+"""``tunnelvision demo``: the simulated table, through the real pipeline, on a real server.
+
+A person joins from a "phone" (plain HTTP with the seat token, as the page does), the demo
+deals, and a card the film's hand lays shows up in the table's log. Waits are bounded polls.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from companion_web.demo import DemoTiming, run_demo
+
+QUICK = DemoTiming(human_turn=0.5, bot_turn=0.2, next_round=None)
+
+
+def fetch(url: str, body: dict | None = None, token: str | None = None):
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    if token:
+        headers["X-Seat-Token"] = token
+    data = json.dumps(body).encode() if body is not None else None
+    with urllib.request.urlopen(urllib.request.Request(url, data=data, headers=headers), timeout=10) as answer:
+        raw = answer.read()
+        return answer.status, (json.loads(raw) if answer.headers.get_content_type() == "application/json" else raw)
+
+
+def wait_for(read, test, timeout: float):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = read()
+        if test(value):
+            return value
+        assert time.monotonic() < deadline, f"not reached in {timeout} s; last seen: {value!r}"[:2000]
+        time.sleep(0.3)
+
+
+def test_the_demo_plays_a_round_on_its_simulated_table():
+    out = io.StringIO()
+    started = threading.Event()
+    held = {}
+
+    def ready(server, app, game_id):
+        held.update(server=server, app=app, game=game_id)
+        started.set()
+
+    demo = threading.Thread(target=run_demo, kwargs=dict(port=0, seed=5, players=3, timing=QUICK, out=out,
+                                                         ready=ready), daemon=True)
+    demo.start()
+    assert started.wait(30), out.getvalue()
+    server, app, game = held["server"], held["app"], held["game"]
+    base = f"http://127.0.0.1:{server.effective_port}"
+    director = app.extensions["tunnelvision.demo"]
+    try:
+        text = out.getvalue()
+        assert f"{base}/g/{game}/table" in text and f"/g/{game}/join" in text and "DEMO" in text
+        status, page = fetch(f"{base}/g/{game}/table")
+        assert status == 200 and b"feed.mjpeg" in page
+        assert fetch(f"{base}/g/{game}/join")[0] == 200
+
+        status, joined = fetch(f"{base}/api/g/{game}/join", {"name": "Newcomer", "slot": 1})
+        token = joined["token"]
+        assert status == 201 and joined["view"]["viewer"]["kind"] == "seat"
+        me = wait_for(lambda: fetch(f"{base}/api/g/{game}/state?view=seat", token=token)[1]["view"],
+                      lambda view: view["game"]["phase"] == "playing", 20)["me"]
+        assert me["role"] in ("miner", "saboteur") and me["role_name"]
+
+        def table_log():
+            return [line["text"] for line in fetch(f"{base}/api/g/{game}/state?view=table")[1]["view"]["log"]]
+
+        def film_card_in(lines):
+            laid = [(p.face, f"({p.x},{p.y})") for p in director.laid]
+            return any(f" laid {face} at {cell}" in line for line in lines for face, cell in laid)
+
+        wait_for(table_log, film_card_in, 60)
+        status, camera = fetch(f"{base}/g/{game}/feed.json")
+        assert camera == {"video": True, "state": "watching", "message": camera["message"]}
+        with urllib.request.urlopen(f"{base}/g/{game}/feed.mjpeg", timeout=10) as live:
+            assert live.headers.get_content_type() == "multipart/x-mixed-replace"
+            first = live.read(4096)
+        assert first.startswith(b"--frame\r\nContent-Type: image/jpeg") and b"\xff\xd8" in first
+    finally:
+        server.close()
+        demo.join(15)
+    assert not demo.is_alive()
+    assert not [t.name for t in threading.enumerate() if t.name == "demo host" or t.name.startswith("vision feed")]
+    database = Path(re.search(r"Database: (\S+);", text).group(1))
+    assert database.name == "demo.db" and not database.parent.exists()  # the demo leaves nothing behind
