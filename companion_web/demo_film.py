@@ -15,8 +15,8 @@ stay face down throughout: the companion keeps their secrets and turns them over
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 import numpy as np
 
@@ -116,7 +116,8 @@ class Film:
 
     def _clear(self, move: Clear) -> Iterator[np.ndarray]:
         towards = _unit(move.from_angle)
-        path = sorted(c for c in self.cards if self.cards[c] != standard_layout().get(c))
+        layout = standard_layout()
+        path = sorted(c for c in self.cards if self.cards[c] != layout.get(c))
         for cell in path:  # the hand sweeps over the maze, gathering the cards
             centre, _ = self.table.pose(cell)
             del self.cards[cell]

@@ -114,7 +114,7 @@ class SimulatedTable:
     def _sprite(self, cell: Cell, face: str, rotation: int) -> np.ndarray:
         key = (cell, face, rotation)
         if key not in self._sprites:
-            width = int(math.ceil(self._px_per_mm * CARD_MM[0] * 1.4))
+            width = math.ceil(self._px_per_mm * CARD_MM[0] * 1.4)
             size = (width, round(width * CARD_MM[1] / CARD_MM[0]))
             self._sprites[key] = draw_face_rgba(self.catalogue.face(face), rotation, self.style, self.rng, size)
         return self._sprites[key]
@@ -171,7 +171,7 @@ class SimulatedTable:
 
 
 def _pt(p) -> tuple[int, int]:
-    return int(round(float(p[0]))), int(round(float(p[1])))
+    return round(float(p[0])), round(float(p[1]))
 
 
 def _project(h: np.ndarray, point_mm) -> np.ndarray:

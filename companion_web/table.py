@@ -72,8 +72,13 @@ def live_picture(game_id: str):
         raise GameError(503, "error.too-many-streams")
 
     def multipart():
-        for jpeg in frames:
-            yield b"--frame\r\nContent-Type: image/jpeg\r\n\r\n" + jpeg + b"\r\n"
+        try:
+            for jpeg in frames:
+                yield b"--frame\r\nContent-Type: image/jpeg\r\n\r\n" + jpeg + b"\r\n"
+        finally:
+            close = getattr(frames, "close", None)
+            if close is not None:  # a viewer that went away gives its place back at once
+                close()
 
     return Response(multipart(), mimetype="multipart/x-mixed-replace; boundary=frame",
                     headers={"X-Accel-Buffering": "no"})

@@ -23,16 +23,23 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
 from engine.board import Board, Placement
-from engine.catalogue import STEP
 
 from .errors import GameError
-from .feed import CardPlaced, CardRemoved, FeedChange, FeedStatus, GoalTurned, TableFeed, TableView
+from .feed import (
+    CardPlaced,
+    CardRemoved,
+    FeedChange,
+    FeedStatus,
+    GoalTurned,
+    TableFeed,
+    TableView,
+)
 from .overlay import draw_overlay, encode_jpeg
 
 log = logging.getLogger(__name__)
@@ -246,18 +253,20 @@ class VisionFeed(TableFeed):
         with self._lock:
             if self._viewers >= MAX_VIEWERS:
                 return None
-            self._viewers += 1
         return self._pictures_for_one_viewer()
 
     def _pictures_for_one_viewer(self) -> Iterator[bytes]:
-        seen = 0
+        # Counted from its first picture on: a stream the server never started holds no thread.
+        with self._lock:
+            self._viewers += 1
+        seen = [0]  # the number of the last picture this viewer got
         try:
             while not self._stop.is_set():
                 with self._lock:
                     # The last picture again every few seconds when the camera is silent, so a
                     # viewer that went away is noticed (its write fails) and its thread freed.
-                    self._lock.wait_for(lambda: self._jpeg_number != seen or self._stop.is_set(), timeout=3.0)
-                    jpeg, seen = self._jpeg, self._jpeg_number
+                    self._lock.wait_for(lambda: self._jpeg_number != seen[0] or self._stop.is_set(), timeout=3.0)
+                    jpeg, seen[0] = self._jpeg, self._jpeg_number
                 if jpeg is not None and not self._stop.is_set():
                     yield jpeg
         finally:

@@ -48,8 +48,8 @@ def test_the_demo_plays_a_round_on_its_simulated_table():
         held.update(server=server, app=app, game=game_id)
         started.set()
 
-    demo = threading.Thread(target=run_demo, kwargs=dict(port=0, seed=5, players=3, timing=QUICK, out=out,
-                                                         ready=ready), daemon=True)
+    demo = threading.Thread(target=run_demo, kwargs={"port": 0, "seed": 5, "players": 3, "timing": QUICK, "out": out,
+                                                     "ready": ready}, daemon=True)
     demo.start()
     assert started.wait(30), out.getvalue()
     server, app, game = held["server"], held["app"], held["game"]

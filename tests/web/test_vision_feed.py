@@ -16,13 +16,23 @@ import cv2
 import numpy as np
 import pytest
 
-from companion_web.feed import CardPlaced, FeedOutcome, TableView
-from companion_web.serve import add_arguments, run_from_args
-from companion_web.vision_feed import FeedError, VisionFeed, catch_up_order, open_camera_feed, pipeline_maker
-from engine.board import Board, Placement
+from companion_web.app import create_app
 from companion_web.demo_film import Film, Lay, standard_layout
 from companion_web.demo_table import SimulatedTable
+from companion_web.feed import CardPlaced, FeedOutcome, TableView
+from companion_web.serve import add_arguments, run_from_args
+from companion_web.vision_feed import (
+    MAX_VIEWERS,
+    FeedError,
+    VisionFeed,
+    catch_up_order,
+    open_camera_feed,
+    pipeline_maker,
+)
+from engine.board import Board, Placement
 from vision.capture import ReconnectPolicy, open_source
+
+from .conftest import FAST_SSE, Table
 
 FPS = 10.0
 
@@ -91,14 +101,14 @@ def filmed(make_pipeline):
 
 
 def test_a_camera_started_mid_game_catches_up_then_reports_each_card_once_in_order(filmed):
-    game, feed, hands = filmed
+    game, feed, _ = filmed
     # from the start outward, each one legal when it is reported; then the moves as they were made
     assert feed.reported == [CardPlaced(p) for p in ALREADY[:1] + ALREADY[2:] + ALREADY[1:2] + MOVES]
     assert all(game.legal)
 
 
 def test_nothing_is_reported_while_a_hand_is_over_the_table(filmed):
-    game, feed, hands = filmed
+    game, _, hands = filmed
     assert len(game.frame_at_report) == len(ALREADY) + len(MOVES)
     assert not any(hands[i] for i in game.frame_at_report)
     moves_at = game.frame_at_report[len(ALREADY):]
@@ -205,6 +215,31 @@ def test_a_disconnected_camera_shows_on_the_status_and_the_server_goes_on(make_p
     finally:
         feed.stop()
     assert feed.join(0)
+
+
+def test_the_table_screen_shows_the_camera_its_state_and_a_few_viewers(tmp_path, make_pipeline):
+    feed = VisionFeed.from_pictures(itertools.repeat(np.zeros((360, 640, 3), np.uint8)), make_pipeline, fps=FPS)
+    table = Table(create_app({"DATABASE": str(tmp_path / "camera.db"), "FEED": feed, **FAST_SSE}))
+    page = table.host.get(f"/g/{table.game_id}/table").get_data(as_text=True)
+    assert 'id="camera"' in page and f"/g/{table.game_id}/feed.json" in page and "feed.mjpeg" in page
+    feed.start()
+    try:
+        wait_until(lambda: table.host.get(f"/g/{table.game_id}/feed.json").get_json()["state"] == "searching")
+        viewers = [feed.frames() for _ in range(MAX_VIEWERS)]
+        for viewer in viewers:
+            next(viewer)
+        assert feed.frames() is None  # each one holds a server thread: a few are enough
+        assert table.host.get(f"/g/{table.game_id}/feed.mjpeg").status_code == 503
+        viewers.pop().close()
+        assert feed.frames() is not None
+    finally:
+        feed.stop()
+
+
+def test_without_a_camera_the_state_says_so(table):
+    status = table.host.get(f"/g/{table.game_id}/feed.json").get_json()
+    assert status == {"video": False, "state": "manual", "message": ""}
+    assert 'id="camera"' not in table.host.get(f"/g/{table.game_id}/table").get_data(as_text=True)
 
 
 def test_threads_are_left_behind_by_none_of_these_tests():
