@@ -490,17 +490,12 @@ def pipeline_maker(*, deck: str | None = None, calibration: str | None = None,
                    model: str | None = None) -> Callable[[str], object]:
     """``edition -> Pipeline`` sharing one classifier (loaded once, here, so that a broken
     model or calibration file is a FeedError before the server starts)."""
-    from calibration.table import CalibrationError, TableCalibration
-    from vision.classify import Classifier, ModelError
-    from vision.pipeline import Pipeline
+    from calibration.table import CalibrationError
+    from vision.classify import ModelError
+    from vision.pipeline import Pipeline, load_reading_parts
 
     try:
-        classifier = Classifier(model)
-        if deck:
-            from calibration.deck import load_prototypes
-
-            classifier.prototypes = load_prototypes(deck, classifier)
-        table = TableCalibration.load(calibration) if calibration else None
+        classifier, table = load_reading_parts(model, deck=deck, calibration=calibration)
     except (ModelError, ValueError, CalibrationError) as exc:
         raise FeedError(str(exc)) from None
     return lambda edition: Pipeline(classifier, game=edition, calibration=table)

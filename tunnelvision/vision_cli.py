@@ -5,19 +5,17 @@ from __future__ import annotations
 import json
 import sys
 
-from vision.classify import REASON_WORDS, Classifier, ImageError, ModelError, load_image
+from vision.classify import REASON_WORDS, ImageError, ModelError, load_image
 
 from .errors import UserError
 
 
 def classify(images: list[str], *, as_json: bool, model: str | None, threads: int, deck: str | None) -> int:
     """One reading per image, in the order given; an unreadable image is reported and the rest go on."""
-    try:
-        classifier = Classifier(model, threads=threads)
-        if deck:
-            from calibration.deck import load_prototypes
+    from vision.pipeline import load_reading_parts
 
-            classifier.prototypes = load_prototypes(deck, classifier)
+    try:
+        classifier, _ = load_reading_parts(model, deck=deck, threads=threads)
     except (ModelError, ValueError) as exc:
         raise UserError(str(exc)) from None
     loaded: list = []
@@ -46,19 +44,10 @@ def classify(images: list[str], *, as_json: bool, model: str | None, threads: in
 
 
 def _pipeline(*, model: str | None, game: str, deck: str | None, calibration: str | None, threads: int = 1):
-    from vision.pipeline import Pipeline
+    from vision.pipeline import Pipeline, load_reading_parts
 
     try:
-        classifier = Classifier(model, threads=threads)
-        if deck:
-            from calibration.deck import load_prototypes
-
-            classifier.prototypes = load_prototypes(deck, classifier)
-        table = None
-        if calibration:
-            from calibration.table import TableCalibration
-
-            table = TableCalibration.load(calibration)
+        classifier, table = load_reading_parts(model, deck=deck, calibration=calibration, threads=threads)
     except (ModelError, ValueError, RuntimeError) as exc:
         raise UserError(str(exc)) from None
     return Pipeline(classifier, game=game, calibration=table)

@@ -33,6 +33,25 @@ RECROPS = ((0.04, 0.0, 1.0), (-0.04, 0.0, 1.0), (0.0, 0.03, 1.04), (0.0, -0.03, 
 assert len(RECROPS) == VARIANTS
 
 
+def load_reading_parts(model: str | None = None, *, deck: str | None = None, calibration: str | None = None,
+                       threads: int = 1) -> tuple[Classifier, object | None]:
+    """The classifier (with the deck calibration's prototypes) and the table calibration, from files.
+
+    Raises ModelError, DeckCalibrationError or CalibrationError, each with one sentence.
+    """
+    classifier = Classifier(model, threads=threads)
+    if deck:
+        from calibration.deck import load_prototypes
+
+        classifier.prototypes = load_prototypes(deck, classifier)
+    table = None
+    if calibration:
+        from calibration.table import TableCalibration
+
+        table = TableCalibration.load(calibration)
+    return classifier, table
+
+
 def game_faces(catalogue: Catalogue, game: str) -> set[str]:
     sets = ("base", "saboteur2") if game == "saboteur2" else ("base",)
     return {f.id for f in catalogue.faces.values() if f.set in sets or f.set == "custom"}
