@@ -50,3 +50,20 @@ def calibrate_deck(photos: list[str], *, out: str, game: str, sheets: str | None
     print(f"wrote {Path(out)}: {len(calibration.labels)} prototypes of {len(covered)} faces; "
           f"use it with --deck {out}")
     return 0
+
+
+def calibrate_table(photo: str, *, out: str) -> int:
+    """Fit the table homography from one photo of the marker sheet and save it for --calibration."""
+    from calibration.table import CalibrationError, calibrate_table as fit
+    from vision.classify import ImageError, load_image
+
+    try:
+        calibration = fit(load_image(photo))
+        calibration.save(out)
+    except (ImageError, CalibrationError) as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+    print(f"wrote {out}: {len(calibration.markers_used)} markers, reprojection error "
+          f"{calibration.reprojection_error_px:.2f} px; use it with --calibration {out}")
+    return 0

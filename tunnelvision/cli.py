@@ -75,6 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="which faces the sheets cover (saboteur2 adds the expansion's)")
     deck.add_argument("--model", help="an ONNX model (default: the shipped one)")
 
+    table = sub.add_parser("calibrate-table", help="fit a fixed camera to the table from a photo of the marker sheet")
+    table.add_argument("photo", metavar="PHOTO")
+    table.add_argument("--out", default="table-calibration.json", help="where to write the calibration")
+
     marker = sub.add_parser("markers", help="write the printable ArUco table-calibration sheet (PNG and PDF)")
     marker.add_argument("--out", default=".", metavar="DIR")
 
@@ -124,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
 
             return calibration_cli.calibrate_deck(args.photos, out=args.out, game=args.game, sheets=args.sheets,
                                                   model=args.model)
+        if args.command == "calibrate-table":
+            from . import calibration_cli
+
+            return calibration_cli.calibrate_table(args.photo, out=args.out)
         if args.command == "markers":
             from . import calibration_cli
 
