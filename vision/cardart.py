@@ -96,6 +96,7 @@ class CardStyle:
     print_gamma: float = 1.0
     paper_grain: float = 0.02
     swell: float = 0.0  # how much wider than at the edges a tunnel gets inside the card
+    drift: float = 0.0  # how far (of the width) openings and junctions stray from the middle
 
     @classmethod
     def reference(cls) -> CardStyle:
@@ -164,6 +165,7 @@ class CardStyle:
             print_gamma=u(0.75, 1.3),
             paper_grain=u(0.0, 0.07),
             swell=u(0.0, 0.5) if rng.random() < 0.5 else u(0.0, 0.1),
+            drift=u(0.0, 0.22) if rng.random() < 0.5 else u(0.0, 0.05),
         )
 
 
@@ -462,6 +464,16 @@ def _plan_tunnels(face: Face, style: CardStyle, rng: np.random.Generator, w: int
     opened = 0
     for t in tunnels:
         opened |= t.edges
+    # Hand-painted printings place an opening a little off the midpoint (it still covers
+    # it, so the card still connects) and push junctions toward one side, even a closed
+    # one, leaving that wall thin: a classifier trained on centred tunnels reads such a
+    # card's thin wall as an opening.
+    drift = style.drift * w
+    shifted = {}
+    for b in _CYCLE:
+        p, d = _mid(b, w, h)
+        off = float(np.clip(rng.normal(0, 0.5 * drift), -0.6 * r0, 0.6 * r0)) if drift else 0.0
+        shifted[b] = (p + np.array([-d[1], d[0]]) * off, d)
     plans = []
     for t in tunnels:
         bits = [b for b in _CYCLE if t.edges & b]
@@ -469,18 +481,20 @@ def _plan_tunnels(face: Face, style: CardStyle, rng: np.random.Generator, w: int
         crossing = any(o is not t and _interleaved(t.edges, o.edges) for o in tunnels)
         others = [b for b in _CYCLE if (opened & b) and not (t.edges & b)]
         if len(bits) == 1:
-            _plan_stub(plan, bits[0], r0, style, rng, w, h,
+            _plan_stub(plan, bits[0], shifted[bits[0]], r0, style, rng, w, h,
                        alone=len(tunnels) == 1 or all(o.is_stub for o in tunnels) or t.ladder)
         else:
-            mids = [_mid(b, w, h)[0] for b in bits]
+            mids = [shifted[b][0] for b in bits]
             hub = centre + 0.3 * (np.mean(mids, axis=0) - centre)
             if not crossing:
                 for b in others:  # leave room for the card's other tunnels and stubs
-                    d = _mid(b, w, h)[0] - centre
+                    d = shifted[b][0] - centre
                     hub = hub - d / (np.linalg.norm(d) + 1e-9) * 0.1 * w
                 hub = hub + rng.normal(0, 0.025 * w, 2) * style.waviness
+                if drift and not others:
+                    hub = hub + rng.uniform(-1, 1, 2) * drift * (1.0 if len(bits) > 2 else 0.5)
             if len(bits) == 2:
-                (p0, d0), (p1, d1) = _mid(bits[0], w, h), _mid(bits[1], w, h)
+                (p0, d0), (p1, d1) = shifted[bits[0]], shifted[bits[1]]
                 if np.dot(d0, d1) < -0.5:  # straight through
                     k0 = np.linalg.norm(p1 - p0) / 3
                     bias = (hub - centre) * 1.5
@@ -507,13 +521,14 @@ def _plan_tunnels(face: Face, style: CardStyle, rng: np.random.Generator, w: int
                     out = corner - path.pts[i]
                     plan.bend_out = tuple(-out / (np.linalg.norm(out) + 1e-9))  # away from the corner
             else:  # a junction: arms from each edge to a chamber
+                # a swollen chamber still leaves rock at every closed edge's midpoint
+                rx, ry = (min(r0 * (1 + style.swell) * rng.uniform(1.0, 1.45), 0.33 * w) for _ in range(2))
+                hub = _clear_of_closed_edges(hub, max(rx, ry) + 0.06 * w, opened, w, h)
                 for b in bits:
-                    p, d = _mid(b, w, h)
+                    p, d = shifted[b]
                     dist = np.linalg.norm(hub - p)
                     ctrl = (p - d * 0.4 * r0, p + d * 0.5 * dist, hub - (hub - p) * 0.2, hub)
                     plan.paths.append(_make_path(rng, ctrl, r0, style, w, False, swell=style.swell))
-                # a swollen chamber still leaves rock at every closed edge's midpoint
-                rx, ry = (min(r0 * (1 + style.swell) * rng.uniform(1.0, 1.45), 0.33 * w) for _ in range(2))
                 plan.blobs.append((hub, rx, ry, rng.uniform(0, 180)))
                 plan.anchor = tuple(hub)
                 plan.anchor_rad = float(min(rx, ry))
@@ -521,8 +536,19 @@ def _plan_tunnels(face: Face, style: CardStyle, rng: np.random.Generator, w: int
     return plans
 
 
-def _plan_stub(plan, bit, r0, style, rng, w, h, alone):
-    p, d = _mid(bit, w, h)
+def _clear_of_closed_edges(hub, room: float, opened: int, w: int, h: int) -> np.ndarray:
+    """``hub`` moved, if need be, so a chamber of radius ``room`` leaves rock at every
+    closed edge (a drifted junction must not open the card where it is closed)."""
+    x, y = hub
+    x = max(x, room) if not opened & W else x
+    x = min(x, w - room) if not opened & E else x
+    y = max(y, room) if not opened & N else y
+    y = min(y, h - room) if not opened & S else y
+    return np.array([x, y])
+
+
+def _plan_stub(plan, bit, end, r0, style, rng, w, h, alone):
+    p, d = end
     ext = h / 2 if bit in (N, S) else w / 2
     r_end = r0 * rng.uniform(0.82, 1.0)
     hi = 0.8 * ext  # the cap's far side never gets near the centre of the card
