@@ -28,6 +28,11 @@ Cell = tuple[int, int]
 CROP = (64, 96)
 # Mean absolute change of the downscaled maze region (0..255) above which a frame is "moving".
 MOTION_LEVEL = 6.0
+# A tracked lattice is dropped after this many quiet frames in a row in which more than
+# this share of its occupied cells read as no maze card at all.
+DOUBTS_BEFORE_REFIT = 3
+PLAUSIBLE_ALIEN_SHARE = 0.4
+MOTION_WIDTH = 320  # the frame is compared at this width: enough for a hand, cheap
 # Re-crop offsets for re-examining a suspect cell: (dx, dy, scale) in cells.
 RECROPS = ((0.04, 0.0, 1.0), (-0.04, 0.0, 1.0), (0.0, 0.03, 1.04), (0.0, -0.03, 0.96))
 assert len(RECROPS) == VARIANTS
@@ -77,6 +82,17 @@ def _recrop(frame: np.ndarray, lattice: Lattice):
     return recrop
 
 
+def _plausible(observation: Observation, lattice: Lattice) -> bool:
+    """Whether most occupied cells of the lattice read as maze cards (sure or not), not as
+    something else: off by half a card or at twice the pitch, cells straddle two cards."""
+    occupied = lattice.cells - lattice.occluded - lattice.crosswise
+    if not occupied:
+        return True
+    alien = sum(1 for u in observation.uncertain
+                if (u.x, u.y) in occupied and u.reason in ("not-a-maze-card", "unknown-card"))
+    return alien <= PLAUSIBLE_ALIEN_SHARE * len(occupied)
+
+
 @dataclass
 class Step:
     observation: Observation
@@ -94,6 +110,7 @@ class Pipeline:
     timings: dict[str, float] = field(default_factory=dict)  # the last frame's stages, in ms
     _tracker: GridTracker | None = None
     _previous_small: np.ndarray | None = None
+    _doubts: int = 0  # quiet frames in a row whose lattice read implausibly
 
     def __post_init__(self) -> None:
         self.classifier.restrict_to(game_faces(self.catalogue, self.game))
@@ -134,6 +151,15 @@ class Pipeline:
         observation, empty = self._read(frame, lattice)
         read_done = time.perf_counter()
         busy = bool(lattice.occluded) or self._moving(frame, lattice)
+        if not busy and not _plausible(observation, lattice):
+            # a lattice that reads its own cards as nothing is a wrong fit being tracked
+            # (a wrong pitch or phase snaps as steadily as the right one): fit afresh
+            self._doubts += 1
+            if self._doubts >= DOUBTS_BEFORE_REFIT:
+                self._tracker, self._doubts = None, 0
+            busy = True
+        else:
+            self._doubts = 0
         done = time.perf_counter()
         self.timings["motion"] = (done - read_done) * 1e3
         observation.ms = (done - started) * 1e3
@@ -163,12 +189,18 @@ class Pipeline:
         return Observation(cards=cards, uncertain=uncertain, width=w, height=h), empty
 
     def _moving(self, frame: np.ndarray, lattice: Lattice) -> bool:
-        """Whether the maze region changed since the last frame (hands, cards in flight)."""
-        x0, y0, x1, y1 = self._maze_box(lattice, frame.shape)
-        region = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
-        small = cv2.resize(region, (96, 64), interpolation=cv2.INTER_AREA).astype(np.float32)
+        """Whether the maze region changed since the last frame (hands, cards in flight).
+        Both frames are compared inside the same box, this frame's: a lattice that moves
+        by a few pixels between frames must not look like motion on the table."""
+        scale = MOTION_WIDTH / frame.shape[1]
+        small = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), None, fx=scale, fy=scale,
+                           interpolation=cv2.INTER_AREA).astype(np.float32)
         previous, self._previous_small = self._previous_small, small
-        return previous is not None and float(np.abs(small - previous).mean()) > MOTION_LEVEL
+        if previous is None or previous.shape != small.shape:
+            return False
+        x0, y0, x1, y1 = (int(round(v * scale)) for v in self._maze_box(lattice, frame.shape))
+        here = (slice(y0, max(y1, y0 + 1)), slice(x0, max(x1, x0 + 1)))
+        return float(np.abs(small[here] - previous[here]).mean()) > MOTION_LEVEL
 
     @staticmethod
     def _maze_box(lattice: Lattice, shape) -> tuple[int, int, int, int]:
