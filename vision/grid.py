@@ -425,8 +425,8 @@ def lattice_score(work: _Work, h: np.ndarray, cells: Sequence[Cell] | None = Non
     strong = snap.strength > np.percentile(snap.strength, 25)
     sides = float(((np.abs(snap.offset_cells) < ON_LINE) & strong).mean())
     purity = float(np.mean(1 - 2 * np.minimum(shares, 1 - shares)))
-    middle = max(middle_contrast(work, h, busy), 0.0)
-    return sides * purity * middle * (0.5 + 0.5 * _aspect_plausibility(h, work.frame.shape))
+    middle = 0.85 + 0.15 * math.tanh(middle_contrast(work, h, busy) / 8.0)
+    return sides * purity * _aspect_plausibility(h, work.frame.shape) * middle
 
 
 # =========================================================================== occupancy
@@ -704,7 +704,7 @@ def _examine(work: _Work, frame_from_maze: np.ndarray, around: set[Cell] | None 
 # Besides the table stage's pitch, its likely harmonics are tried: a comb of card edges
 # is hard to tell from one at half or twice the pitch until cells are checked.
 SCALE_TRIALS = (1.0, 0.5, 2 / 3, 1.5, 2.0)
-KEEP_HYPOTHESES = 4
+KEEP_HYPOTHESES = 6
 # Pitches tried around each size guess, per axis on its own: tilted cameras foreshorten
 # one side of a card by up to a quarter, and lone cards far from the maze look smaller.
 PITCH_TRIALS = np.exp(np.linspace(math.log(0.78), math.log(1.28), 12))
@@ -720,7 +720,7 @@ def _hypotheses(plane: TablePlane | None, work: _Work) -> list[np.ndarray]:
     and a local look at the photo around the busiest spot (where the maze is), where the
     perspective is negligible and the card edges give both directions and the pitch.
     Each candidate is scored by side contrast on the busy cells near its seed."""
-    candidates = _local_hypotheses(work)
+    candidates = _local_hypotheses(work) + _fold_hypotheses(work)
     if plane is not None:
         candidates += _plane_hypotheses(plane)
     scored = []
@@ -754,9 +754,68 @@ def _plane_hypotheses(plane: TablePlane) -> list[np.ndarray]:
 
 def _local_hypotheses(work: _Work) -> list[np.ndarray]:
     """Hypotheses from the shrunk frame around the busiest spot (where the maze is), where
-    the perspective is negligible: the card edges there give both directions; the card
-    size comes from lone cards and from the commonest edge lengths (each with its half and
-    double); the phase from folding the nearby edges at that size."""
+    the perspective is negligible: the card edges there give both directions; every card
+    size and phase is tried on a picture resampled along them (``_LocalPatch``)."""
+    small_gray = tbl.gray(work.small)
+    h, w = small_gray.shape
+    dy, dx = np.unravel_index(int(np.argmax(work.density)), work.density.shape)
+    seed = np.array([(dx + 0.5) * w / work.density.shape[1], (dy + 0.5) * h / work.density.shape[0]])
+    seg = tbl.line_segments(small_gray, max(4.0, 0.01 * max(h, w)))
+    mid = (seg[:, :2] + seg[:, 2:]) / 2
+    around = seg[np.hypot(mid[:, 0] - seed[0], mid[:, 1] - seed[1]) < max(h, w) / 4]
+    if len(around) < 8:
+        return []
+    a1, a2, _ = tbl.direction_pair(around)
+    d1, d2 = (_unit(_straighten(work, seed, a)) for a in (a1, a2))
+    if d1[0] * d2[1] - d1[1] * d2[0] < 0:
+        d2 = -d2
+    patch = _LocalPatch(work, seed, d1, d2, LOCAL_RADIUS * max(h, w))
+    frame = np.array([[d1[0], d2[0], seed[0]], [d1[1], d2[1], seed[1]], [0, 0, 1.0]])
+    big = np.linalg.inv(work.small_from_frame) @ frame
+    return [big @ _view_from_cells(p) for p in patch.periodicities()]
+
+
+def _straighten(work: _Work, seed: np.ndarray, direction: float) -> float:
+    """The direction (degrees) near ``direction`` along which the edges of the card pixels
+    within LOCAL_REACH of ``seed`` line up best: the one whose projection profile of edge
+    energy is sharpest. Card sides and tunnel walls all run along the card axes; segment
+    directions are a degree or two off (and cards lie up to three degrees askew), which over
+    a few cards would shift lattice lines by a tenth of a card."""
+    h, w = work.grey.shape
+    r = int(LOCAL_REACH)
+    x0, x1 = max(0, int(seed[0]) - r), min(w, int(seed[0]) + r + 1)
+    y0, y1 = max(0, int(seed[1]) - r), min(h, int(seed[1]) + r + 1)
+    grey = work.grey[y0:y1, x0:x1]
+    gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
+    ys, xs = np.mgrid[y0:y1, x0:x1]
+    x, y = (xs - seed[0]).ravel(), (ys - seed[1]).ravel()
+    disc = np.hypot(x, y) < r
+    x, y = x[disc], y[disc]
+    gx, gy, busy = gx.ravel()[disc], gy.ravel()[disc], work.busy[y0:y1, x0:x1].ravel()[disc]
+    offsets = np.arange(-4.0, 4.01, 0.5)
+    sharpness = []
+    for off in offsets:
+        nx, ny = -math.sin(math.radians(direction + off)), math.cos(math.radians(direction + off))
+        energy = np.abs(gx * nx + gy * ny) * busy
+        # a fine histogram, smoothed: coarse bins alias with the pixel grid and favour the axes
+        profile = np.bincount(np.rint((x * nx + y * ny + r) * 4).astype(int), weights=energy)
+        profile = cv2.GaussianBlur(profile.reshape(1, -1), (0, 0), sigmaX=3.0, sigmaY=0.1).ravel()
+        sharpness.append(float((profile ** 2).sum() / max(profile.sum() ** 2, 1e-9)))
+    k = int(np.argmax(sharpness))
+    if 0 < k < len(offsets) - 1:
+        left, mid, right = sharpness[k - 1:k + 2]
+        den = left - 2 * mid + right
+        step = 0.5 * (left - right) / den if den < 0 else 0.0
+        return direction + offsets[k] + step * 0.5
+    return direction + offsets[k]
+
+
+def _fold_hypotheses(work: _Work) -> list[np.ndarray]:
+    """Hypotheses from the shrunk frame around the busiest spot: the card edges there give
+    both directions; the card size comes from lone cards and from the commonest edge
+    lengths (each with its half and double); the phase from folding the nearby edges at
+    that size by the brightness of the cells' middle lines (tunnels) against their sides.
+    That cue depends on the printing and the light, so it only proposes."""
     small_gray = tbl.gray(work.small)
     h, w = small_gray.shape
     dy, dx = np.unravel_index(int(np.argmax(work.density)), work.density.shape)
@@ -865,6 +924,153 @@ def _middle_brightness(work: _Work, seed, along, across, pitch: float, phases: n
         busy = sample(work.busy, xs, ys)
         means.append((grey * busy).sum(axis=1) / np.maximum(busy.sum(axis=1), 1e-6))
     return means[0] - means[1]
+
+
+# The local search: short pitches (shrunk pixels; a card's short side spans at least
+# MIN_CARD_PX there, less when the table stage misjudged the size) in steps of 3.5 %, the
+# long pitch tied to it by the card aspect give or take the foreshortening of a 25 degree
+# tilt, and sixteen phases per axis.
+LOCAL_PITCHES = np.exp(np.arange(math.log(10.0), math.log(120.0), math.log(1.035)))
+LOCAL_RATIO_STEPS = round(math.log(PITCH_RATIO) / math.log(1.035)) + np.arange(-6, 5)
+LOCAL_PHASES = 16
+LOCAL_RADIUS = 0.3  # of the shrunk frame's long side: the patch resampled around the seed
+LOCAL_SAMPLE = 0.5  # shrunk pixels per patch sample
+LOCAL_REACH = 100.0  # shrunk pixels around the seed where hypotheses are compared
+LOCAL_KEEP = 24  # cheaply screened hypotheses handed to ``lattice_score``
+
+
+class _LocalPatch:
+    """The shrunk frame around ``seed`` resampled on the axes d1 (u) and d2 (v), with integral
+    images of the busy mask and of the edge energy across each axis (card pixels only: wood
+    grain and table seams are no card edges). On it any axis-aligned lattice (pitch and
+    phase per axis) is judged by box sums alone, cheap enough to try them all."""
+
+    def __init__(self, work: _Work, seed: np.ndarray, d1: np.ndarray, d2: np.ndarray, radius: float):
+        n = int(radius / LOCAL_SAMPLE)
+        s = (np.arange(-n, n + 1) * LOCAL_SAMPLE).astype(np.float32)
+        u, v = np.meshgrid(s, s)  # rows run along v
+        xs = (seed[0] + u * d1[0] + v * d2[0]).astype(np.float32)
+        ys = (seed[1] + u * d1[1] + v * d2[1]).astype(np.float32)
+        grey = sample(work.grey, xs, ys, cv2.BORDER_REPLICATE)
+        busy = sample(work.busy, xs, ys)
+        across_u = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)) * busy
+        across_v = np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) * busy
+        self.radius = n * LOCAL_SAMPLE
+        self.size = 2 * n + 1
+        self.busy = cv2.integral(busy, sdepth=cv2.CV_64F)
+        self.edge = (cv2.integral(across_u, sdepth=cv2.CV_64F), cv2.integral(across_v, sdepth=cv2.CV_64F))
+        # per position along each axis, for the one-axis combs: the edge energy, and the maze's
+        # outline (the busy mask's steps, moved back by the bleed of the texture measure)
+        bleed = int(round(tbl.TEXTURE_BLEED_PX / 2 / LOCAL_SAMPLE))
+        outline = []
+        for axis in (0, 1):
+            step = cv2.Sobel(busy, cv2.CV_32F, 1 - axis, axis, ksize=3).sum(axis=axis, dtype=np.float64)
+            rising, falling = np.maximum(step, 0), np.maximum(-step, 0)
+            outline.append(np.roll(rising, bleed) + np.roll(falling, -bleed))
+        self.profile = tuple(np.concatenate([[0.0], np.cumsum(p)]) for p in (
+            across_u.sum(axis=0, dtype=np.float64), across_v.sum(axis=1, dtype=np.float64), *outline))
+
+    def _index(self, coord: np.ndarray) -> np.ndarray:
+        """Patch coordinate (shrunk px from the seed) -> integral image index, clipped."""
+        return np.clip(np.rint((coord + self.radius) / LOCAL_SAMPLE + 0.5), 0, self.size).astype(int)
+
+    def _box(self, table: np.ndarray, u0, u1, v0, v1) -> np.ndarray:
+        a0, a1, b0, b1 = self._index(u0), self._index(u1), self._index(v0), self._index(v1)
+        return table[b1, a1] - table[b0, a1] - table[b1, a0] + table[b0, a0]
+
+    def combs(self, axis: int, pitches: np.ndarray, reach: np.ndarray, outline: bool = False) -> np.ndarray:
+        """For each pitch along ``axis``: how concentrated the edge energy is on lattice lines
+        (within a twentieth of a pitch; 1: no more than anywhere), per phase (pitch fractions),
+        over the lines within ``reach`` (px) of the seed. (pitches, phases) arrays."""
+        cum = self.profile[axis + 2 * outline]
+        phases = np.arange(LOCAL_PHASES) / LOCAL_PHASES
+        out = np.zeros((len(pitches), LOCAL_PHASES))
+        for i, (t, r) in enumerate(zip(pitches, reach)):
+            r = min(r, self.radius - t)
+            if r < 2 * t:
+                continue
+            k = np.arange(-math.ceil(r / t) - 1, math.ceil(r / t) + 1)
+            lines = (phases[:, None] + k[None, :]) * t
+            valid = np.abs(lines) < r
+            lo, hi = self._index(lines - 0.05 * t), self._index(lines + 0.05 * t)
+            on = np.where(valid, cum[hi] - cum[lo], 0).sum(axis=1) / np.maximum(valid.sum(axis=1), 1)
+            mean = (cum[self._index(np.array(r))] - cum[self._index(np.array(-r))]) / (2 * r)
+            out[i] = on / max(mean * 0.1 * t, 1e-9)
+        return out
+
+    def periodicities(self) -> list[tbl.Periodicity]:
+        """The best few lattices: per axis and pitch the phases where the one-axis comb of edge
+        energy peaks, paired with a pitch on the other axis that gives cards their aspect, then
+        judged in two dimensions by ``_screen``, all on the same stretch of the picture."""
+        t = LOCAL_PITCHES
+        # a fixed stretch, so that a lattice at a fraction of the pitch cannot look pure by
+        # looking at the maze's inside only; big cards need more, a few of them at least
+        reach = np.maximum(LOCAL_REACH, 2.5 * t * PITCH_RATIO)
+        combs = [self.combs(axis, t, reach) for axis in (0, 1)]
+        outlines = [self.combs(axis, t, reach, outline=True) for axis in (0, 1)]
+        phase_sets = [[sorted(set(np.argsort(-c[i])[:2]) | set(np.argsort(-o[i])[:2])) for i in range(len(t))]
+                      for c, o in zip(combs, outlines)]
+        all_trials, all_scores = [], []
+        for i in range(len(t)):
+            trials = []
+            for short_axis in (0, 1):
+                long_axis = 1 - short_axis
+                js = i + LOCAL_RATIO_STEPS
+                js = js[(js >= 0) & (js < len(t))]
+                if not len(js):
+                    continue
+                j = js[int(np.argmax(combs[long_axis][js].max(axis=1)))]
+                for a in phase_sets[short_axis][i]:
+                    for b in phase_sets[long_axis][j]:
+                        pitch = (t[i], t[j]) if short_axis == 0 else (t[j], t[i])
+                        phase = (a, b) if short_axis == 0 else (b, a)
+                        trials.append((pitch[0], pitch[1], phase[0] / LOCAL_PHASES, phase[1] / LOCAL_PHASES))
+            if trials:
+                trials = np.array(trials)
+                all_trials.append(trials)
+                all_scores.append(self._screen(trials, max(LOCAL_REACH, 2.5 * trials[:, :2].max())))
+        if not all_trials:
+            return []
+        trials, score = np.concatenate(all_trials), np.concatenate(all_scores)
+        order = np.argsort(-score)[:LOCAL_KEEP]
+        return [tbl.Periodicity(tu, tv, fu * tu, fv * tv, float(score[k]), "v" if tv >= tu else "u")
+                for k in order for tu, tv, fu, fv in [trials[k]]]
+
+    def _screen(self, trials: np.ndarray, reach: float) -> np.ndarray:
+        """Cheap two-axis score of lattices (pitch_u, pitch_v, phase_u, phase_v): pure cells
+        (card art filling a cell or leaving it bare: a lattice off in phase or twice the
+        pitch cuts through the maze's outline) times edge energy concentrated on the busy
+        cells' sides (half or a third of the pitch puts sides along tunnels and rock)."""
+        tu, tv, fu, fv = (trials[:, k][:, None, None] for k in range(4))
+        n = math.ceil(reach / trials[:, :2].min()) + 1
+        k = np.arange(-n, n + 1)[None, :]
+        i, j = k[:, None, :], k[:, :, None]  # (1, rows j, cols i)
+        u0, v0 = (fu + i) * tu, (fv + j) * tv  # cell (i, j) spans [u0, u0 + tu] x [v0, v0 + tv]
+        cu, cv = u0 + 0.5 * tu, v0 + 0.5 * tv
+        inside = ((np.hypot(cu, cv) < reach) & (np.abs(u0) < self.radius - tu)
+                  & (np.abs(v0) < self.radius - tv))
+        inner = self._box(self.busy, u0 + 0.15 * tu, u0 + 0.85 * tu, v0 + 0.15 * tv, v0 + 0.85 * tv)
+        area = (0.7 * tu / LOCAL_SAMPLE) * (0.7 * tv / LOCAL_SAMPLE)
+        share = np.where(inside, inner / area, 0.0)
+        counted = inside & (share > 0.05)
+        purity = (np.where(counted, 1 - 2 * np.minimum(share, 1 - share), 0).sum(axis=(1, 2))
+                  / np.maximum(counted.sum(axis=(1, 2)), 1))
+        busy = inside & (share >= CARD_SHARE)
+        on = wide = 0.0
+        for axis, (edge, t) in enumerate(zip(self.edge, (tu, tv))):
+            for side in (0.0, 1.0):
+                if axis == 0:
+                    line = u0 + side * tu
+                    narrow = self._box(edge, line - 0.05 * t, line + 0.05 * t, v0 + 0.1 * tv, v0 + 0.9 * tv)
+                    broad = self._box(edge, line - 0.2 * t, line + 0.2 * t, v0 + 0.1 * tv, v0 + 0.9 * tv)
+                else:
+                    line = v0 + side * tv
+                    narrow = self._box(edge, u0 + 0.1 * tu, u0 + 0.9 * tu, line - 0.05 * t, line + 0.05 * t)
+                    broad = self._box(edge, u0 + 0.1 * tu, u0 + 0.9 * tu, line - 0.2 * t, line + 0.2 * t)
+                on = on + np.where(busy, narrow, 0).sum(axis=(1, 2))
+                wide = wide + np.where(busy, broad, 0).sum(axis=(1, 2))
+        sides = on / np.maximum(wide, 1e-9) * 4.0  # 1: no more energy on the sides than near them
+        return np.where(busy.sum(axis=(1, 2)) >= 2, purity * sides, 0.0)
 
 
 def _unit(deg: float) -> np.ndarray:
