@@ -9,6 +9,7 @@ from vision.classify import Classifier
 from vision.scenes import FOREIGN_EDITION, deck_sheet_photo
 
 CATALOGUE = default_catalogue()
+VIEWS = 5  # photos of each card and rotation: a handful of crops would let one card decide
 
 
 def test_calibrating_with_sheet_photos_reads_a_foreign_printing_better(tmp_path):
@@ -23,8 +24,9 @@ def test_calibrating_with_sheet_photos_reads_a_foreign_printing_better(tmp_path)
     truth, crops = [], []
     for face in [f for f in faces if CATALOGUE.face(f).kind == "path"]:
         for rotation in (0, 180):
-            crops.append(render_cell(face, rotation, rng, augment=Augment.camera(), style=FOREIGN_EDITION))
-            truth.append((face, rotation))
+            for _ in range(VIEWS):
+                crops.append(render_cell(face, rotation, rng, augment=Augment.camera(), style=FOREIGN_EDITION))
+                truth.append((face, rotation))
 
     def right(readings):
         return sum(r.card.face == f and (r.card.rotation == rot or "@" not in r.card.name)
