@@ -30,7 +30,10 @@ How ``fit_lattice`` works:
 3. Choice. ``lattice_score``: sides on edges x pure cells (busy or bare, not half) x bright
    middles x a plausible card aspect. Half the pitch puts sides along tunnels, twice the
    pitch cuts through the outline, a shift by a tunnel's width puts the bright floors on
-   the sides.
+   the sides. Growth can settle a few percent off in scale (right near the seed, a card
+   off five cells out): the chosen lattice, rescaled by +-2% and +-4% along each axis
+   about its seed, is refined again over all cells, and the best of those (by probe
+   support) replaces it when its score is clearly (3%) higher.
 4. Occupancy without the classifier: card art is busy (local contrast) and its tunnel
    floors paper-white, tables are neither (lamp gradients, glare and shadows are smooth),
    and each cell is judged by that share of its inner part, faint cells only next to
@@ -1148,6 +1151,43 @@ def _grow(work: _Work, h: np.ndarray) -> tuple[np.ndarray, Refined | None, list[
     return h, refined, cells
 
 
+POLISH_SCALES = (0.96, 0.98, 1.02, 1.04)
+POLISH_FROM = 0.15  # a lattice that explains the photo this poorly is wrong, not off in scale
+POLISH_MARGIN = 1.03  # lattice_score barely tells a few percent of scale apart
+
+
+def _polish(work: _Work, h: np.ndarray, refined: Refined, score: float) -> tuple[np.ndarray, Refined]:
+    """The chosen lattice, grown again from where it converged and rescaled a little along
+    each axis about its seed cell: growth from a lattice a few percent off in scale can
+    settle there, snapping the far cells to the wrong edges. Best ``lattice_score`` wins."""
+    trials = []
+    near, _ = _seed_region(work, h, GROWTH[0][0])
+    if near and score >= POLISH_FROM:
+        cx, cy = np.mean(np.asarray(near, float), axis=0)
+        for axis in (0, 1):
+            for k in POLISH_SCALES:
+                s = np.eye(3)
+                s[axis, axis] = k
+                trials.append(h @ translation(cx, cy) @ s @ translation(-cx, -cy))
+    grown = [g for g in (_regrow(work, h0) for h0 in trials) if g[1] is not None and g[2]]
+    if not grown:
+        return h, refined
+    h1, r1, _ = max(grown, key=lambda g: g[1].support)  # the cheap screen; the full score decides
+    return (h1, r1) if lattice_score(work, h1) > score * POLISH_MARGIN else (h, refined)
+
+
+def _regrow(work: _Work, h: np.ndarray) -> tuple[np.ndarray, Refined | None, list[Cell]]:
+    refined, cells = None, []
+    for reach, search in GROWTH[-2:]:
+        near, busy = _seed_region(work, h, reach)
+        if len(near) < 2:
+            break
+        result = refine(work.frame, h, near, search, occupied=busy)
+        if result.probes and np.isfinite(result.error_px):
+            h, refined, cells = result.h, result, near
+    return h, refined, cells
+
+
 def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibration=None,
                 work_width: int = tbl.WORK_WIDTH) -> Lattice:
     """The card lattice of one frame (BGR), from scratch. ``plane`` (the table stage's
@@ -1171,7 +1211,8 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
             best = (score, h, refined)
     if best is None:
         raise GridError("no card lattice fits the edges in this picture")
-    _, h, refined = best
+    score, h, refined = best
+    h, refined = _polish(work, h, refined, score)
     # lone cards (the goals, until the tunnels reach them) are far from where the lattice was
     # refined: pin their centres, refit on everything, judge
     seen = _examine(work, h)
