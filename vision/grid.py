@@ -1432,8 +1432,10 @@ class GridTracker:
     The first frame (and any frame where the check fails) gets a full ``fit_lattice``;
     later frames re-snap the previous lattice in a small window and refit its homography,
     then re-judge occupancy. Once ``set_anchor`` has been given readings, lattices come back
-    in the maze frame, and a refit is mapped onto the previous frame's cells so cell names
-    stay put."""
+    in the maze frame, and a refit is mapped onto the last lattice's cells so cell names
+    stay put, even after ``forget`` or a frame where no lattice was found: a fresh anchor
+    could turn the maze half a turn (the start card is symmetric, and the goals may be
+    hidden), and every committed card would seem to move."""
 
     def __init__(self, *, calibration=None, work_width: int = tbl.WORK_WIDTH, min_support: float = 0.25):
         self.calibration = calibration
@@ -1441,6 +1443,7 @@ class GridTracker:
         self.min_support = min_support
         self.lattice: Lattice | None = None
         self.refits = 0
+        self._last: Lattice | None = None  # whose cell names a refit keeps
 
     def update(self, frame: np.ndarray) -> Lattice:
         previous = self.lattice
@@ -1448,16 +1451,24 @@ class GridTracker:
         if previous is not None and previous.cells:
             lattice = self._track(frame, previous)
         if lattice is None:
+            self.lattice = None  # should the fit fail, the next frame fits afresh too
             fitted = fit_lattice(frame, calibration=self.calibration, work_width=self.work_width)
             self.refits += 1
-            lattice = _carry_frame(fitted, previous) if previous is not None else fitted
+            lattice = _carry_frame(fitted, self._last) if self._last is not None else fitted
         self.lattice = lattice
+        if lattice.anchored or self._last is None or not self._last.anchored:
+            self._last = lattice  # until it is anchored, a fresh fit does not replace named cells
         return lattice
+
+    def forget(self) -> None:
+        """Fit afresh on the next frame (the tracked lattice is doubted), keeping its cell
+        names for the new fit where it lands on the same cells."""
+        self.lattice = None
 
     def set_anchor(self, readings_by_cell: Mapping[Cell, object]) -> Lattice:
         if self.lattice is None:
             raise GridError("no lattice yet: call update with a frame first")
-        self.lattice = anchor(self.lattice, readings_by_cell)
+        self.lattice = self._last = anchor(self.lattice, readings_by_cell)
         return self.lattice
 
     def _track(self, frame: np.ndarray, previous: Lattice) -> Lattice | None:

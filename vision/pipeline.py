@@ -122,7 +122,7 @@ class Pipeline:
         started = time.perf_counter()
         try:
             lattice = fit_lattice(frame, calibration=self.calibration)
-            lattice = self._anchor(frame, lattice)
+            lattice = anchor(lattice, self._sure_readings(frame, lattice))
         except (GridError, TableError) as exc:
             return Observation(width=frame.shape[1], height=frame.shape[0],
                                ms=(time.perf_counter() - started) * 1e3, error=str(exc))
@@ -140,10 +140,9 @@ class Pipeline:
         try:
             lattice = self._tracker.update(frame)
             if not lattice.anchored:
-                lattice = self._anchor(frame, lattice)
-                self._tracker.lattice = lattice
+                lattice = self._tracker.set_anchor(self._sure_readings(frame, lattice))
         except (GridError, TableError) as exc:
-            self._tracker = None
+            self._tracker.forget()
             observation = Observation(width=frame.shape[1], height=frame.shape[0], error=str(exc))
             return Step(observation, set(), True, None)
         grid_done = time.perf_counter()
@@ -156,7 +155,8 @@ class Pipeline:
             # (a wrong pitch or phase snaps as steadily as the right one): fit afresh
             self._doubts += 1
             if self._doubts >= DOUBTS_BEFORE_REFIT:
-                self._tracker, self._doubts = None, 0
+                self._tracker.forget()
+                self._doubts = 0
             busy = True
         else:
             self._doubts = 0
@@ -167,12 +167,11 @@ class Pipeline:
 
     # ------------------------------------------------------------------ stages
 
-    def _anchor(self, frame: np.ndarray, lattice: Lattice) -> Lattice:
-        """Read the occupied cells once in the fit's own frame to find the start and goals."""
+    def _sure_readings(self, frame: np.ndarray, lattice: Lattice) -> dict:
+        """The occupied cells read once in the fit's own frame, to find the start and goals."""
         cells = sorted(lattice.cells - lattice.occluded - lattice.crosswise)
         readings = self.classifier.classify(cell_crops(frame, lattice, cells, CROP))
-        sure = {c: r for c, r in zip(cells, readings) if not r.uncertain and r.face}
-        return anchor(lattice, sure)
+        return {c: r for c, r in zip(cells, readings) if not r.uncertain and r.face}
 
     def _read(self, frame: np.ndarray, lattice: Lattice) -> tuple[Observation, set[Cell]]:
         skipped = lattice.occluded | lattice.crosswise

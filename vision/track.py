@@ -11,6 +11,11 @@ flip-flops.
 Commits become events carrying the engine's verdict: a card placed (judged against the
 maze as it was), a card removed (a rockfall), a goal reached by a tunnel, a goal turned
 over.
+
+One move touches one card. A quiet view that contradicts several committed cards at once
+(gone or read as another face) is no move: the lattice slipped by a cell or turned, or the
+maze was rebuilt by hand. Nothing is committed from it; if it holds for ``resync_s`` the
+tracker starts over from it as a first view, without verdicts.
 """
 
 from __future__ import annotations
@@ -60,8 +65,10 @@ class MazeTracker:
     catalogue: Catalogue = field(default_factory=default_catalogue)
     board: Board | None = None  # the committed physical maze; None until the first quiet view
     settle_s: float = 2.0  # after the first view, cards that steady within this long were there all along
+    resync_s: float = 5.0
     _candidates: dict[Cell, _Candidate] = field(default_factory=dict)
     _settled_at: float = 0.0
+    _at_odds_since: float | None = None  # since when the quiet view contradicts several committed cards
 
     def update(self, seen: Observation, empty: set[Cell], now: float, busy: bool) -> list[TrackEvent]:
         """Feed one frame's reading; returns the events committed by it."""
@@ -92,6 +99,15 @@ class MazeTracker:
             return self._settle_first(ready, now)
         if now - self._settled_at < self.settle_s:
             return self._join_first_view(ready, committed, now)
+        contradicted = [c for c, v in ready.items() if c in committed and not self._reveals(committed[c], v)]
+        if len(contradicted) > 1:
+            if self._at_odds_since is None:
+                self._at_odds_since = now
+            if now - self._at_odds_since >= self.resync_s:
+                self.board, self._at_odds_since = None, None
+                self._candidates.clear()  # the first view is taken again, after a full hold
+            return []
+        self._at_odds_since = None
         events = []
         for cell, content in sorted(ready.items()):
             del self._candidates[cell]
@@ -124,6 +140,12 @@ class MazeTracker:
         self._settled_at = now
         return [TrackEvent("maze-seen", f"the maze is in view: {len(cards)} cards", time=now)]
 
+    def _reveals(self, was: Content, now_content: Content) -> bool:
+        """Whether the change is a goal card turned over."""
+        return (was is not None and now_content is not None
+                and self.catalogue.face(was[0]).kind == "goal-back"
+                and self.catalogue.face(now_content[0]).kind == "goal")
+
     def _commit(self, cell: Cell, was: Content, now_content: Content, now: float) -> list[TrackEvent]:
         board = self.board
         x, y = cell
@@ -136,8 +158,7 @@ class MazeTracker:
                                time=now)]
         face, rotation = now_content
         placement = Placement(x, y, face, rotation)
-        kind = self.catalogue.face(face).kind
-        if was is not None and self.catalogue.face(was[0]).kind == "goal-back" and kind == "goal":
+        if self._reveals(was, now_content):
             board.reveal(cell, face, rotation)
             words = "the gold" if self.catalogue.face(face).gold else "stone"
             return [TrackEvent("goal-revealed", f"the goal at ({x},{y}) is {words}", cell, placement, time=now)]

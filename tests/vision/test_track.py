@@ -108,6 +108,21 @@ def test_rockfall_and_a_goal_reached_then_turned_over():
     assert not tracker.board.is_reachable((5, 0))
 
 
+def test_a_view_at_odds_with_several_committed_cards_is_no_move_until_it_holds_long():
+    tracker, t = settled()
+    path = [SeenCard(x, 0, "straight-ew", 0, 0.98) for x in (1, 2, 3)]
+    events, t = run(tracker, [(seen(*path), set(), False)] * 12, start=t)
+    assert [e.kind for e in events] == ["placed"] * 3
+    # the lattice turned half a turn about the start: the path seems to leave east and grow west
+    turned = [SeenCard(-x, 0, "straight-ew", 0, 0.98) for x in (1, 2, 3)]
+    view = (Observation(cards=[START[0]] + turned), {(1, 0), (2, 0), (3, 0)}, False)
+    events, t = run(tracker, [view] * 45, start=t)  # 4.5 s: no rockfall, no placement
+    assert events == [] and tracker.board.at((2, 0)) is not None
+    events, _ = run(tracker, [view] * 20, start=t)  # past resync_s: taken as a new first view
+    assert [e.kind for e in events] == ["maze-seen"] and "4 cards" in events[0].text
+    assert tracker.board.at((-2, 0)) is not None and tracker.board.at((2, 0)) is None
+
+
 def test_the_start_never_leaves_on_a_misreading():
     tracker, t = settled()
     others = [c for c in START if c.face != "start"]
