@@ -263,7 +263,7 @@ def fit_lines(observed: np.ndarray, family: np.ndarray, value: np.ndarray, weigh
     spread = max(float(np.sqrt(((q - centre) ** 2).sum(1).mean())), 1e-9)
     norm_img = scaling(math.sqrt(2) / spread) @ translation(-centre[0], -centre[1])
     qn = apply_homography(norm_img, q)
-    qh = np.c_[qn, np.ones(len(qn))]
+    qh = np.column_stack([qn, np.ones(len(qn))])
     lat_mean = np.array([value[family == 0].mean() if (family == 0).any() else 0.0,
                          value[family == 1].mean() if (family == 1).any() else 0.0])
     lat_scale = max(float(np.abs(value - lat_mean[family]).max()), 1.0)
@@ -292,7 +292,7 @@ def fit_affine_correction(h: np.ndarray, observed: np.ndarray, family: np.ndarra
         sel = family == axis
         if sel.sum() < 3:
             continue
-        design = np.c_[lat[sel], np.ones(sel.sum())] * np.sqrt(weights[sel])[:, None]
+        design = np.column_stack([lat[sel], np.ones(sel.sum())]) * np.sqrt(weights[sel])[:, None]
         target = value[sel] * np.sqrt(weights[sel])
         a[axis] = np.linalg.lstsq(design, target, rcond=None)[0]
     h_new = h @ np.linalg.inv(a)  # lattice -> old lattice coordinates -> image
@@ -392,13 +392,13 @@ def middle_contrast(work: _Work, h: np.ndarray, cells: Sequence[Cell]) -> float:
     along = np.linspace(-0.4, 0.4, 7)
     sums = []
     for offsets in ((0.0,), (-0.5, 0.5)):
-        pts = []
-        for o in offsets:
-            for b in band:
-                for t in along:
-                    pts.append(np.c_[c[:, 0] + o + b, c[:, 1] + t])  # lines x = const
-                    pts.append(np.c_[c[:, 0] + t, c[:, 1] + o + b])  # lines y = const
-        p = apply_homography(work.small_from_frame @ h, np.concatenate(pts)).astype(np.float32)
+        across = (np.asarray(offsets)[:, None] + band[None, :]).ravel()
+        a, t = np.meshgrid(across, along, indexing="ij")  # every (line offset, place along it)
+        a, t = a.ravel()[:, None, None], t.ravel()[:, None, None]
+        x_const = np.stack(np.broadcast_arrays(c[:, 0] + a, c[:, 1] + t), axis=-1)  # lines x = const
+        y_const = np.stack(np.broadcast_arrays(c[:, 0] + t, c[:, 1] + a), axis=-1)  # lines y = const
+        p = apply_homography(work.small_from_frame @ h, np.concatenate([x_const, y_const]).reshape(-1, 2))
+        p = p.astype(np.float32)
         xs, ys = p[:, :1], p[:, 1:]
         grey = sample(work.grey, xs, ys)
         busy = sample(work.busy, xs, ys)
@@ -694,12 +694,9 @@ def _examine(work: _Work, frame_from_maze: np.ndarray, around: set[Cell] | None 
     centres = np.c_[xs.ravel(), ys.ravel()].astype(float)
     pix = apply_homography(small_from_maze, centres)
     inside = ((pix[:, 0] >= 0) & (pix[:, 0] < w) & (pix[:, 1] >= 0) & (pix[:, 1] < h)).reshape(xs.shape)
-    busy, skin = {}, {}
-    for r, c in zip(*np.nonzero(inside)):
-        cell = (int(xs[r, c]), int(ys[r, c]))
-        busy[cell] = float(shares[r, c])
-        skin[cell] = float(skins[r, c])
-    return _Cells(mosaic, busy, skin)
+    rows, cols = np.nonzero(inside)
+    cells = list(zip(xs[rows, cols].tolist(), ys[rows, cols].tolist()))
+    return _Cells(mosaic, dict(zip(cells, shares[rows, cols].tolist())), dict(zip(cells, skins[rows, cols].tolist())))
 
 
 # =========================================================================== fitting
@@ -979,7 +976,9 @@ class _LocalPatch:
 
     def _box(self, table: np.ndarray, u0, u1, v0, v1) -> np.ndarray:
         a0, a1, b0, b1 = self._index(u0), self._index(u1), self._index(v0), self._index(v1)
-        return table[b1, a1] - table[b0, a1] - table[b1, a0] + table[b0, a0]
+        flat, width = table.ravel(), table.shape[1]  # take on flat indices: faster than 2-D fancy indexing
+        b0, b1 = b0 * width, b1 * width
+        return flat.take(b1 + a1) - flat.take(b0 + a1) - flat.take(b1 + a0) + flat.take(b0 + a0)
 
     def combs(self, axis: int, pitches: np.ndarray, reach: np.ndarray, outline: bool = False) -> np.ndarray:
         """For each pitch along ``axis``: how concentrated the edge energy is on lattice lines
