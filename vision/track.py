@@ -111,6 +111,12 @@ class MazeTracker:
         events = []
         for cell, content in sorted(ready.items()):
             del self._candidates[cell]
+            if content is not None and cell not in committed and self._is_goal(content):
+                # goal cards are laid at set-up, never played: one seen late was missed at first
+                self.board.put(Placement(cell[0], cell[1], *content))
+                events.append(TrackEvent("maze-seen", f"also in view: the goal card at ({cell[0]},{cell[1]})", cell,
+                                         time=now))
+                continue
             events += self._commit(cell, committed.get(cell), content, now)
         return events
 
@@ -140,11 +146,13 @@ class MazeTracker:
         self._settled_at = now
         return [TrackEvent("maze-seen", f"the maze is in view: {len(cards)} cards", time=now)]
 
+    def _is_goal(self, content: Content) -> bool:
+        return content is not None and self.catalogue.face(content[0]).kind in ("goal", "goal-back")
+
     def _reveals(self, was: Content, now_content: Content) -> bool:
         """Whether the change is a goal card turned over."""
-        return (was is not None and now_content is not None
-                and self.catalogue.face(was[0]).kind == "goal-back"
-                and self.catalogue.face(now_content[0]).kind == "goal")
+        return (was is not None and self.catalogue.face(was[0]).kind == "goal-back"
+                and now_content is not None and self.catalogue.face(now_content[0]).kind == "goal")
 
     def _commit(self, cell: Cell, was: Content, now_content: Content, now: float) -> list[TrackEvent]:
         board = self.board

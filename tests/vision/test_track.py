@@ -123,6 +123,16 @@ def test_a_view_at_odds_with_several_committed_cards_is_no_move_until_it_holds_l
     assert tracker.board.at((-2, 0)) is not None and tracker.board.at((2, 0)) is None
 
 
+def test_a_goal_card_seen_late_joins_the_maze_without_a_verdict():
+    tracker = MazeTracker(hold_s=0.5, min_frames=3, settle_s=1.0)
+    without_top_goal = Observation(cards=[c for c in START if c.cell != (8, 2)])
+    events, t = run(tracker, [(without_top_goal, set(), False)] * 18)
+    assert [e.kind for e in events] == ["maze-seen"] and tracker.board.at((8, 2)) is None
+    events, _ = run(tracker, [(seen(), set(), False)] * 12, start=t)  # a hand no longer hides it
+    assert [e.kind for e in events] == ["maze-seen"] and events[0].verdict is None
+    assert tracker.board.at((8, 2)).face == "goal-back"
+
+
 def test_the_start_never_leaves_on_a_misreading():
     tracker, t = settled()
     others = [c for c in START if c.face != "start"]
