@@ -1136,11 +1136,12 @@ def _view_from_cells(p: tbl.Periodicity) -> np.ndarray:
     return np.array([[0, -ty, p.phase_u - 0.5 * ty], [-tx, 0, p.phase_v - 0.5 * tx], [0, 0, 1.0]])
 
 
-def _grow(work: _Work, h: np.ndarray) -> tuple[np.ndarray, Refined | None, list[Cell]]:
-    """Refine a lattice hypothesis outward from its best-surrounded busy cell."""
+def _grow(work: _Work, h: np.ndarray, stages=GROWTH) -> tuple[np.ndarray, Refined | None, list[Cell]]:
+    """Refine a lattice hypothesis outward from its best-surrounded busy cell, through
+    ``stages`` of (reach in cells, search window)."""
     refined = None
     cells: list[Cell] = []
-    for reach, search in GROWTH:
+    for reach, search in stages:
         near, busy = _seed_region(work, h, reach)
         if len(near) < 2:
             break
@@ -1158,7 +1159,8 @@ POLISH_MARGIN = 1.03  # lattice_score barely tells a few percent of scale apart
 def _polish(work: _Work, h: np.ndarray, refined: Refined, score: float) -> tuple[np.ndarray, Refined]:
     """The chosen lattice, grown again from where it converged and rescaled a little along
     each axis about its seed cell: growth from a lattice a few percent off in scale can
-    settle there, snapping the far cells to the wrong edges. Best ``lattice_score`` wins."""
+    settle there, snapping the far cells to the wrong edges. The trial with the best probe
+    support replaces the lattice when its ``lattice_score`` is clearly higher."""
     trials = []
     near, _ = _seed_region(work, h, GROWTH[0][0])
     if near and score >= POLISH_FROM:
@@ -1168,23 +1170,11 @@ def _polish(work: _Work, h: np.ndarray, refined: Refined, score: float) -> tuple
                 s = np.eye(3)
                 s[axis, axis] = k
                 trials.append(h @ translation(cx, cy) @ s @ translation(-cx, -cy))
-    grown = [g for g in (_regrow(work, h0) for h0 in trials) if g[1] is not None and g[2]]
+    grown = [g for g in (_grow(work, h0, GROWTH[-2:]) for h0 in trials) if g[1] is not None and g[2]]
     if not grown:
         return h, refined
     h1, r1, _ = max(grown, key=lambda g: g[1].support)  # the cheap screen; the full score decides
     return (h1, r1) if lattice_score(work, h1) > score * POLISH_MARGIN else (h, refined)
-
-
-def _regrow(work: _Work, h: np.ndarray) -> tuple[np.ndarray, Refined | None, list[Cell]]:
-    refined, cells = None, []
-    for reach, search in GROWTH[-2:]:
-        near, busy = _seed_region(work, h, reach)
-        if len(near) < 2:
-            break
-        result = refine(work.frame, h, near, search, occupied=busy)
-        if result.probes and np.isfinite(result.error_px):
-            h, refined, cells = result.h, result, near
-    return h, refined, cells
 
 
 def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibration=None,

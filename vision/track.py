@@ -111,7 +111,7 @@ class MazeTracker:
         events = []
         for cell, content in sorted(ready.items()):
             del self._candidates[cell]
-            if content is not None and cell not in committed and self._is_goal(content):
+            if cell not in committed and self._is_goal(content):
                 # goal cards are laid at set-up, never played: one seen late was missed at first
                 self.board.put(Placement(cell[0], cell[1], *content))
                 events.append(TrackEvent("maze-seen", f"also in view: the goal card at ({cell[0]},{cell[1]})", cell,
