@@ -1339,9 +1339,10 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice
     over) at x = +8, y in {-2, 0, 2}. ``readings_by_cell``: cell (in ``lattice``'s frame) ->
     a classifier Reading or a (face, rotation) pair. Of the two ways the fit's axes can
     relate to the maze (as they are, or turned half a turn), the one that puts the most
-    goal readings on goal places wins; the start fixes the origin (or, unseen, the middle
-    goal 8 cells toward the maze). With no goal read, the half turn that puts more of the
-    maze between the start and the goal column wins (the maze grows toward the goals).
+    goal readings on goal places wins, then the one with more goals east of the start; the
+    start fixes the origin (or, unseen, a goal place 8 cells toward the maze, preferring
+    one where a card lies). With no goal read, the half turn that puts more of the maze
+    between the start and the goal column wins (the maze grows toward the goals).
 
     The returned lattice is in the maze frame: its crops are north-up in the maze. The
     readings given here were taken in the old frame: ``maze_from_fit`` renames their cells
@@ -1353,16 +1354,22 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice
     goals = [c for c, f in faces.items() if f and (f == "goal-back" or f.startswith("goal-"))]
     if not starts and not goals:
         raise GridError("neither the start card nor a goal card was read: the maze frame is unknown")
+    laid = lattice.cells | lattice.crosswise | lattice.occluded
     best = None
     for turn in (np.eye(3), HALF_TURN):
         for origin in _origins(turn, starts, goals, lattice.cells):
             shift = translation(-origin[0], -origin[1])
             maze_from_fit = shift @ turn
-            placed = {_map_cell(maze_from_fit, g) for g in goals}
+            placed = {map_cell(maze_from_fit, g) for g in goals}
+            # a goal off its place (the lattice drifts far from where it was fitted) still
+            # says which way the maze runs; with two goals read, the start's cell (a card,
+            # even if not read) tells which goal places they hold
+            east = sum(map_cell(maze_from_fit, g)[0] > 0 for g in goals)
+            origin_laid = map_cell(np.linalg.inv(maze_from_fit), (0, 0)) in laid
             # with no goal read, the maze's shape decides: it grows from the start toward the
             # goal column, so most of its cards lie between the two
-            toward = sum(0 <= _map_cell(maze_from_fit, c)[0] <= GOAL_COLUMN for c in lattice.cells)
-            score = (len(placed & set(GOAL_CELLS)), bool(starts), toward, -abs(turn[0, 0] - 1))
+            toward = sum(0 <= map_cell(maze_from_fit, c)[0] <= GOAL_COLUMN for c in lattice.cells)
+            score = (len(placed & set(GOAL_CELLS)), east, origin_laid, bool(starts), toward, -abs(turn[0, 0] - 1))
             if best is None or score > best[0]:
                 best = (score, maze_from_fit, turn is HALF_TURN)
     _, maze_from_fit, half = best
@@ -1382,7 +1389,7 @@ def _origins(turn: np.ndarray, starts: list[Cell], goals: list[Cell], cells) -> 
     return out
 
 
-def _map_cell(m: np.ndarray, c: Cell) -> Cell:
+def map_cell(m: np.ndarray, c: Cell) -> Cell:
     x, y = apply_homography(m, [c])[0]
     return round(x), round(y)
 
@@ -1390,13 +1397,13 @@ def _map_cell(m: np.ndarray, c: Cell) -> Cell:
 def _remap(lattice: Lattice, new_from_old: np.ndarray) -> Lattice:
     """The same lattice with its cells renamed by ``new_from_old`` (integer cell mapping)."""
     def cells(group):
-        return frozenset(_map_cell(new_from_old, c) for c in group)
+        return frozenset(map_cell(new_from_old, c) for c in group)
 
     return replace(
         lattice,
         image_from_maze=lattice.image_from_maze @ np.linalg.inv(new_from_old),
         cells=cells(lattice.cells),
-        occupancy={_map_cell(new_from_old, c): v for c, v in lattice.occupancy.items()},
+        occupancy={map_cell(new_from_old, c): v for c, v in lattice.occupancy.items()},
         crosswise=cells(lattice.crosswise),
         occluded=cells(lattice.occluded),
     )
@@ -1408,7 +1415,7 @@ def maze_readings(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> 
     out = {}
     for cell, value in readings_by_cell.items():
         face, rotation = _reading(value)
-        out[_map_cell(lattice.maze_from_fit, cell)] = (face, (rotation + 180) % 360 if lattice.half_turn else rotation)
+        out[map_cell(lattice.maze_from_fit, cell)] = (face, (rotation + 180) % 360 if lattice.half_turn else rotation)
     return out
 
 
@@ -1454,10 +1461,12 @@ class GridTracker:
         names for the new fit where it lands on the same cells."""
         self.lattice = None
 
-    def set_anchor(self, readings_by_cell: Mapping[Cell, object]) -> Lattice:
+    def set_anchor(self, readings_by_cell: Mapping[Cell, object], goals: set[Cell] = frozenset()) -> Lattice:
+        """Anchor the lattice (see ``anchor``); ``goals``: goal cards found apart from its cells."""
         if self.lattice is None:
             raise GridError("no lattice yet: call update with a frame first")
-        self.lattice = self._last = anchor(self.lattice, readings_by_cell)
+        lattice = replace(self.lattice, cells=self.lattice.cells | goals)
+        self.lattice = self._last = anchor(lattice, readings_by_cell)
         return self.lattice
 
     def _track(self, frame: np.ndarray, previous: Lattice) -> Lattice | None:

@@ -11,15 +11,16 @@ frame is busy (a hand over the maze, or motion) so the tracker does not commit f
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 
+from engine.board import GOAL_CELLS
 from engine.catalogue import STEP, Catalogue, default_catalogue
 
 from .classify import Classifier
-from .grid import GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice
+from .grid import GridError, GridTracker, Lattice, map_cell, anchor, cell_crops, fit_lattice
 from .observation import Observation, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -36,6 +37,8 @@ MOTION_WIDTH = 320  # the frame is compared at this width: enough for a hand, ch
 # Re-crop offsets for re-examining a suspect cell: (dx, dy, scale) in cells.
 RECROPS = ((0.04, 0.0, 1.0), (-0.04, 0.0, 1.0), (0.0, 0.03, 1.04), (0.0, -0.03, 0.96))
 assert len(RECROPS) == VARIANTS
+# Shifts (cells) of the crops that look for a goal card on its place.
+GOAL_SEARCH = ((0.0, 0.0), (0.25, 0.0), (-0.25, 0.0), (0.0, 0.2), (0.0, -0.2))
 
 
 def load_reading_parts(model: str | None = None, *, deck: str | None = None, calibration: str | None = None,
@@ -62,6 +65,10 @@ def game_faces(catalogue: Catalogue, game: str) -> set[str]:
     return {f.id for f in catalogue.faces.values() if f.set in sets or f.set == "custom"}
 
 
+def _is_goal(face: str | None) -> bool:
+    return bool(face) and face.startswith("goal")
+
+
 def _neighbourhood(cells) -> list[Cell]:
     """The maze's cells and every cell next to them: a card the occupancy test missed is still read."""
     out = set(cells)
@@ -70,16 +77,18 @@ def _neighbourhood(cells) -> list[Cell]:
     return sorted(out)
 
 
+def _moved_crop(frame: np.ndarray, lattice: Lattice, cell: Cell, dx: float, dy: float, scale: float = 1.0):
+    """The crop of a cell shifted by (dx, dy) cells and scaled about its centre."""
+    x, y = cell
+    # maps the virtual cell's coordinates onto the real ones: p -> c + scale (p - c) + d
+    moved = np.array([[scale, 0, x * (1 - scale) + dx], [0, scale, y * (1 - scale) + dy], [0, 0, 1.0]])
+    virtual = Lattice(lattice.image_from_maze @ moved, lattice.frame_size, lattice.cells)
+    return cell_crops(frame, virtual, [cell], CROP)[0]
+
+
 def _recrop(frame: np.ndarray, lattice: Lattice):
     """Crops of a cell slightly shifted or scaled about its centre, for re-examining it."""
-    def recrop(cell: Cell, variant: int) -> np.ndarray:
-        dx, dy, scale = RECROPS[variant]
-        x, y = cell
-        # maps the virtual cell's coordinates onto the real ones: p -> c + scale (p - c) + d
-        moved = np.array([[scale, 0, x * (1 - scale) + dx], [0, scale, y * (1 - scale) + dy], [0, 0, 1.0]])
-        virtual = Lattice(lattice.image_from_maze @ moved, lattice.frame_size, lattice.cells)
-        return cell_crops(frame, virtual, [cell], CROP)[0]
-    return recrop
+    return lambda cell, variant: _moved_crop(frame, lattice, cell, *RECROPS[variant])
 
 
 def _plausible(observation: Observation, lattice: Lattice) -> bool:
@@ -122,7 +131,8 @@ class Pipeline:
         started = time.perf_counter()
         try:
             lattice = fit_lattice(frame, calibration=self.calibration)
-            lattice = anchor(lattice, self._sure_readings(frame, lattice))
+            readings, goals = self._anchor_readings(frame, lattice)
+            lattice = anchor(replace(lattice, cells=lattice.cells | goals), readings)
         except (GridError, TableError) as exc:
             return Observation(width=frame.shape[1], height=frame.shape[0],
                                ms=(time.perf_counter() - started) * 1e3, error=str(exc))
@@ -140,7 +150,7 @@ class Pipeline:
         try:
             lattice = self._tracker.update(frame)
             if not lattice.anchored:
-                lattice = self._tracker.set_anchor(self._sure_readings(frame, lattice))
+                lattice = self._tracker.set_anchor(*self._anchor_readings(frame, lattice))
         except (GridError, TableError) as exc:
             self._tracker.forget()
             observation = Observation(width=frame.shape[1], height=frame.shape[0], error=str(exc))
@@ -167,23 +177,62 @@ class Pipeline:
 
     # ------------------------------------------------------------------ stages
 
-    def _sure_readings(self, frame: np.ndarray, lattice: Lattice) -> dict:
-        """The occupied cells read once in the fit's own frame, to find the start and goals."""
-        cells = sorted(lattice.cells - lattice.occluded - lattice.crosswise)
+    def _anchor_readings(self, frame: np.ndarray, lattice: Lattice) -> tuple[dict, set[Cell]]:
+        """The sure readings of the lattice's cards in the fit's own frame, to find the start
+        and the goals, and the cells of goal cards found apart from the lattice's cells.
+
+        A cell judged crosswise is read too: a sure reading of a maze card there means it
+        lies square after all (a crosswise card's crop shows no maze card). Goal backs are
+        plain and often lie apart from the maze, where the occupancy test can miss them:
+        with the start read and no goal, the goal places both ways round are looked at (the
+        start card is symmetric), and once the frame is known, any goal place still empty."""
+        cells = sorted((lattice.cells | lattice.crosswise) - lattice.occluded)
         readings = self.classifier.classify(cell_crops(frame, lattice, cells, CROP))
-        return {c: r for c, r in zip(cells, readings) if not r.uncertain and r.face}
+        sure = {c: r for c, r in zip(cells, readings) if not r.uncertain and r.face}
+        starts = [c for c, r in sure.items() if r.face == "start"]
+        found = {}
+        if len(starts) == 1 and not any(_is_goal(r.face) for r in sure.values()):
+            sx, sy = starts[0]
+            found = self._find_goals(frame, lattice, [(sx + turn * gx, sy + turn * gy)
+                                                      for turn in (1, -1) for gx, gy in GOAL_CELLS])
+        try:
+            trial = anchor(replace(lattice, cells=lattice.cells | set(found)), sure | found)
+        except GridError:
+            return sure, set(found)
+        fit_from_maze = np.linalg.inv(trial.maze_from_fit)
+        places = {map_cell(fit_from_maze, g) for g in GOAL_CELLS} - lattice.cells - set(found)
+        found |= self._find_goals(frame, lattice, sorted(places))
+        return sure | found, set(found)
+
+    def _find_goals(self, frame: np.ndarray, lattice: Lattice, places: list[Cell]) -> dict:
+        """Goal cards on these cells: each is read from a few shifted crops (the lattice
+        drifts a little far from where it was fitted) and its surest goal reading counts."""
+        width, height = lattice.frame_size
+        places = [c for c in places if 0 <= lattice.centre(c)[0] < width and 0 <= lattice.centre(c)[1] < height]
+        crops = [_moved_crop(frame, lattice, c, dx, dy) for c in places for dx, dy in GOAL_SEARCH]
+        readings = iter(self.classifier.classify(crops))
+        found = {}
+        for place in places:
+            goals = [r for r in (next(readings) for _ in GOAL_SEARCH) if not r.uncertain and _is_goal(r.face)]
+            if goals:
+                found[place] = max(goals, key=lambda r: r.confidence)
+        return found
 
     def _read(self, frame: np.ndarray, lattice: Lattice) -> tuple[Observation, set[Cell]]:
-        skipped = lattice.occluded | lattice.crosswise
-        cells = [c for c in _neighbourhood(lattice.cells) if c not in skipped]
+        cells = [c for c in _neighbourhood(lattice.cells | lattice.crosswise) if c not in lattice.occluded]
         started = time.perf_counter()
         crops = dict(zip(cells, cell_crops(frame, lattice, cells, CROP)))
         cropped = time.perf_counter()
         cards, uncertain, empty = read_cells(self.classifier, crops, recrop=_recrop(frame, lattice),
                                              catalogue=self.catalogue)
         self.timings.update(crops=(cropped - started) * 1e3, classify=(time.perf_counter() - cropped) * 1e3)
+        # a cell judged crosswise holds a card across it unless the classifier surely reads a
+        # maze card there, square after all (the crop of a card laid across shows none)
+        uncertain = [u for u in uncertain if (u.x, u.y) not in lattice.crosswise]
         uncertain += [Unsure(x, y, "occluded") for x, y in sorted(lattice.occluded)]
-        uncertain += [Unsure(x, y, "crosswise") for x, y in sorted(lattice.crosswise)]
+        read = {c.cell for c in cards}
+        uncertain += [Unsure(x, y, "crosswise") for x, y in sorted(lattice.crosswise) if (x, y) not in read]
+        empty -= lattice.crosswise
         h, w = frame.shape[:2]
         return Observation(cards=cards, uncertain=uncertain, width=w, height=h), empty
 

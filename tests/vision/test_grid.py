@@ -173,6 +173,21 @@ def test_anchor_without_the_start_uses_the_goal_column_and_the_maze():
     assert set(GOAL_CELLS) <= anchored.cells and not anchored.half_turn
 
 
+def test_anchor_with_two_goals_and_no_start_read_puts_the_start_where_a_card_lies():
+    # two goals side by side fit two pairs of goal places; only one puts a card at the start
+    cells = frozenset({(0, 0), (1, 0), (2, 0), (8, -2), (8, 0)})
+    anchored = anchor(Lattice(np.eye(3), (100, 100), cells), {(8, -2): ("goal-back", 0), (8, 0): ("goal-back", 0)})
+    assert anchored.cells == cells and not anchored.half_turn
+
+
+def test_anchor_turns_the_maze_toward_a_goal_read_off_its_place():
+    # the lattice drifted far out: the goal lands a cell off, yet it lies east of the start
+    cells = frozenset({(-3, 0), (-2, 0), (-1, 0), (0, 0), (7, -1)})
+    readings = {(0, 0): ("start", 0), (7, -1): ("goal-back", 0)}
+    anchored = anchor(Lattice(np.eye(3), (100, 100), cells), readings)
+    assert not anchored.half_turn and anchored.cells == cells
+
+
 def test_anchor_needs_the_start_or_a_goal():
     lattice = Lattice(np.eye(3), (100, 100), frozenset({(0, 0)}))
     with pytest.raises(GridError):

@@ -1,0 +1,109 @@
+"""The photo path end to end (grid, anchoring, reading) and ``tunnelvision check``, on
+synthetic table photos with exact truth. The lattice is given from the truth where a test
+is about what follows the grid, so these measure anchoring and reading, not the fit."""
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.board import GOAL_CELLS, START_CELL
+from vision.classes import is_half_turn_symmetric
+from vision.classify import Classifier
+from vision.grid import HALF_TURN, Lattice, anchor
+from vision.pipeline import Pipeline
+from vision.scenes import SceneOptions, table_scene
+
+SIZE = (1280, 720)
+# a plain table photo: no hand, nothing laid crosswise, the whole maze in view, no goal revealed
+PLAIN = SceneOptions(p_hand=0.0, p_crosswise=0.0, p_cropped=0.0, p_reveal=0.0, tilt_deg=10.0)
+
+
+@pytest.fixture(scope="module")
+def pipeline():
+    return Pipeline(Classifier())
+
+
+def scene(seed, **kw):
+    return table_scene(np.random.default_rng(seed), size=SIZE, options=replace(PLAIN, **kw))
+
+
+def truth_lattice(s, cells=None, **kw) -> Lattice:
+    return Lattice(s.image_from_maze, s.image.shape[1::-1], frozenset(s.cells if cells is None else cells), **kw)
+
+
+def right(card, truth, catalogue) -> bool:
+    return card.face == truth.face and (card.rotation == truth.rotation
+                                        or is_half_turn_symmetric(catalogue.face(card.face)))
+
+
+@pytest.mark.parametrize("turn_half", [False, True])
+def test_goal_cards_the_lattice_missed_are_found_and_fix_the_frame(pipeline, turn_half):
+    # a fit that saw the start and a few cards but none of the goals (plain backs apart from
+    # the maze), in either of its two frames: the goal places say which way the maze runs
+    s = scene(41)
+    near = {c for c in s.cells if abs(c[0]) + abs(c[1]) <= 1}
+    fit_from_maze = HALF_TURN if turn_half else np.eye(3)
+    fit = Lattice(s.image_from_maze @ np.linalg.inv(fit_from_maze), s.image.shape[1::-1],
+                  frozenset((-x, -y) if turn_half else (x, y) for x, y in near))
+    readings, goals = pipeline._anchor_readings(s.image, fit)
+    anchored = anchor(replace(fit, cells=fit.cells | goals), readings)
+    assert anchored.half_turn == turn_half
+    assert set(GOAL_CELLS) <= anchored.cells
+    assert np.allclose(anchored.quad(START_CELL), truth_lattice(s).quad(START_CELL))
+
+
+def test_a_cell_judged_crosswise_with_a_card_square_on_it_is_read(pipeline):
+    s = scene(42)
+    cell = next(c for c, t in sorted(s.cells.items()) if t.face not in ("start", "goal-back"))
+    observation, _ = pipeline._read(s.image, truth_lattice(s, set(s.cells) - {cell}, crosswise=frozenset({cell})))
+    card = next(c for c in observation.cards if c.cell == cell)
+    assert right(card, s.cells[cell], pipeline.catalogue)
+
+
+def test_a_card_laid_crosswise_stays_crosswise(pipeline):
+    s = scene(43, p_crosswise=1.0)
+    (cell,) = s.crosswise
+    observation, _ = pipeline._read(s.image, truth_lattice(s, crosswise=frozenset({cell})))
+    assert cell not in {c.cell for c in observation.cards}
+    assert [(u.x, u.y) for u in observation.uncertain if u.reason == "crosswise"] == [cell]
+
+
+def test_a_plain_photo_is_read_from_scratch(pipeline):
+    # a regression guard, not the figure: these three are read fully right; the lattice fit
+    # still fails on some plain photos (bench/vision.py measures how often)
+    cards = read_right = 0
+    for seed in (44, 46, 47):
+        s = scene(seed)
+        observation = pipeline.observe(s.image)
+        assert observation.error is None
+        seen = {c.cell: c for c in observation.cards}
+        assert set(seen) <= set(s.cells)  # nothing read where no maze card lies
+        for cell, truth in s.cells.items():
+            cards += 1
+            if cell in seen:
+                assert right(seen[cell], truth, pipeline.catalogue), cell
+                read_right += 1
+    assert read_right >= 0.9 * cards
+
+
+def test_check_answers_every_photo_and_fails_only_the_bad_one(tmp_path):
+    s = scene(44)
+    good, bad = tmp_path / "table.png", tmp_path / "notes.png"
+    cv2.imwrite(str(good), s.image)
+    bad.write_text("not a photo")
+    done = subprocess.run([sys.executable, "-m", "tunnelvision", "check", "--json", str(good), str(bad)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    docs = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [d["photo"] for d in docs] == [str(good), str(bad)]
+    first, second = docs
+    assert "error" not in first or not first["error"]
+    cells = [(c["x"], c["y"]) for c in first["cards"]] + [(u["x"], u["y"]) for u in first["uncertain"]]
+    assert len(cells) == len(set(cells))  # each card once, in cards or in uncertain
+    assert (0, 0) in cells and set(cells) >= set(s.cells) - {c for c in s.cells if s.cells[c].visible < 0.95}
+    assert second["error"] and "Traceback" not in done.stderr
