@@ -1351,7 +1351,7 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice
     Raises GridError when neither the start nor a goal has been read."""
     faces = {cell: _reading(r)[0] for cell, r in readings_by_cell.items()}
     starts = [c for c, f in faces.items() if f == "start"]
-    goals = [c for c, f in faces.items() if f and (f == "goal-back" or f.startswith("goal-"))]
+    goals = [c for c, f in faces.items() if is_goal(f)]
     if not starts and not goals:
         raise GridError("neither the start card nor a goal card was read: the maze frame is unknown")
     laid = lattice.cells | lattice.crosswise | lattice.occluded
@@ -1389,7 +1389,13 @@ def _origins(turn: np.ndarray, starts: list[Cell], goals: list[Cell], cells) -> 
     return out
 
 
+def is_goal(face: str | None) -> bool:
+    """A goal card, face down (its back) or turned over."""
+    return bool(face) and (face == "goal-back" or face.startswith("goal-"))
+
+
 def map_cell(m: np.ndarray, c: Cell) -> Cell:
+    """The cell that ``m`` (an integer cell mapping: a turn and a shift) takes ``c`` to."""
     x, y = apply_homography(m, [c])[0]
     return round(x), round(y)
 

@@ -20,7 +20,7 @@ from engine.board import GOAL_CELLS
 from engine.catalogue import STEP, Catalogue, default_catalogue
 
 from .classify import Classifier
-from .grid import GridError, GridTracker, Lattice, map_cell, anchor, cell_crops, fit_lattice
+from .grid import GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell
 from .observation import Observation, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -63,10 +63,6 @@ def load_reading_parts(model: str | None = None, *, deck: str | None = None, cal
 def game_faces(catalogue: Catalogue, game: str) -> set[str]:
     sets = ("base", "saboteur2") if game == "saboteur2" else ("base",)
     return {f.id for f in catalogue.faces.values() if f.set in sets or f.set == "custom"}
-
-
-def _is_goal(face: str | None) -> bool:
-    return bool(face) and face.startswith("goal")
 
 
 def _neighbourhood(cells) -> list[Cell]:
@@ -191,7 +187,7 @@ class Pipeline:
         sure = {c: r for c, r in zip(cells, readings) if not r.uncertain and r.face}
         starts = [c for c, r in sure.items() if r.face == "start"]
         found = {}
-        if len(starts) == 1 and not any(_is_goal(r.face) for r in sure.values()):
+        if len(starts) == 1 and not any(is_goal(r.face) for r in sure.values()):
             sx, sy = starts[0]
             found = self._find_goals(frame, lattice, [(sx + turn * gx, sy + turn * gy)
                                                       for turn in (1, -1) for gx, gy in GOAL_CELLS])
@@ -213,7 +209,7 @@ class Pipeline:
         readings = iter(self.classifier.classify(crops))
         found = {}
         for place in places:
-            goals = [r for r in (next(readings) for _ in GOAL_SEARCH) if not r.uncertain and _is_goal(r.face)]
+            goals = [r for r in (next(readings) for _ in GOAL_SEARCH) if not r.uncertain and is_goal(r.face)]
             if goals:
                 found[place] = max(goals, key=lambda r: r.confidence)
         return found
