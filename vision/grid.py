@@ -1348,12 +1348,16 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice
     readings given here were taken in the old frame: ``maze_from_fit`` renames their cells
     and ``half_turn`` says their rotations are 180 degrees off (``maze_readings`` does both).
 
+    A cell read as a goal card joins the lattice's cells: goal backs lying apart from the
+    maze, missed by the occupancy test, may have been found by reading the goal places.
+
     Raises GridError when neither the start nor a goal has been read."""
     faces = {cell: _reading(r)[0] for cell, r in readings_by_cell.items()}
     starts = [c for c, f in faces.items() if f == "start"]
     goals = [c for c, f in faces.items() if is_goal(f)]
     if not starts and not goals:
         raise GridError("neither the start card nor a goal card was read: the maze frame is unknown")
+    lattice = replace(lattice, cells=lattice.cells | frozenset(goals))
     laid = lattice.cells | lattice.crosswise | lattice.occluded
     best = None
     for turn in (np.eye(3), HALF_TURN):
@@ -1467,12 +1471,10 @@ class GridTracker:
         names for the new fit where it lands on the same cells."""
         self.lattice = None
 
-    def set_anchor(self, readings_by_cell: Mapping[Cell, object], goals: set[Cell] = frozenset()) -> Lattice:
-        """Anchor the lattice (see ``anchor``); ``goals``: goal cards found apart from its cells."""
+    def set_anchor(self, readings_by_cell: Mapping[Cell, object]) -> Lattice:
         if self.lattice is None:
             raise GridError("no lattice yet: call update with a frame first")
-        lattice = replace(self.lattice, cells=self.lattice.cells | goals)
-        self.lattice = self._last = anchor(lattice, readings_by_cell)
+        self.lattice = self._last = anchor(self.lattice, readings_by_cell)
         return self.lattice
 
     def _track(self, frame: np.ndarray, previous: Lattice) -> Lattice | None:

@@ -11,7 +11,7 @@ frame is busy (a hand over the maze, or motion) so the tracker does not commit f
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -127,8 +127,7 @@ class Pipeline:
         started = time.perf_counter()
         try:
             lattice = fit_lattice(frame, calibration=self.calibration)
-            readings, goals = self._anchor_readings(frame, lattice)
-            lattice = anchor(replace(lattice, cells=lattice.cells | goals), readings)
+            lattice = anchor(lattice, self._anchor_readings(frame, lattice))
         except (GridError, TableError) as exc:
             return Observation(width=frame.shape[1], height=frame.shape[0],
                                ms=(time.perf_counter() - started) * 1e3, error=str(exc))
@@ -146,7 +145,7 @@ class Pipeline:
         try:
             lattice = self._tracker.update(frame)
             if not lattice.anchored:
-                lattice = self._tracker.set_anchor(*self._anchor_readings(frame, lattice))
+                lattice = self._tracker.set_anchor(self._anchor_readings(frame, lattice))
         except (GridError, TableError) as exc:
             self._tracker.forget()
             observation = Observation(width=frame.shape[1], height=frame.shape[0], error=str(exc))
@@ -173,9 +172,9 @@ class Pipeline:
 
     # ------------------------------------------------------------------ stages
 
-    def _anchor_readings(self, frame: np.ndarray, lattice: Lattice) -> tuple[dict, set[Cell]]:
+    def _anchor_readings(self, frame: np.ndarray, lattice: Lattice) -> dict:
         """The sure readings of the lattice's cards in the fit's own frame, to find the start
-        and the goals, and the cells of goal cards found apart from the lattice's cells.
+        and the goals, with the goal cards found apart from the lattice's cells.
 
         A cell judged crosswise is read too: a sure reading of a maze card there means it
         lies square after all (a crosswise card's crop shows no maze card). Goal backs are
@@ -192,13 +191,12 @@ class Pipeline:
             found = self._find_goals(frame, lattice, [(sx + turn * gx, sy + turn * gy)
                                                       for turn in (1, -1) for gx, gy in GOAL_CELLS])
         try:
-            trial = anchor(replace(lattice, cells=lattice.cells | set(found)), sure | found)
+            trial = anchor(lattice, sure | found)
         except GridError:
-            return sure, set(found)
+            return sure
         fit_from_maze = np.linalg.inv(trial.maze_from_fit)
         places = {map_cell(fit_from_maze, g) for g in GOAL_CELLS} - lattice.cells - set(found)
-        found |= self._find_goals(frame, lattice, sorted(places))
-        return sure | found, set(found)
+        return sure | found | self._find_goals(frame, lattice, sorted(places))
 
     def _find_goals(self, frame: np.ndarray, lattice: Lattice, places: list[Cell]) -> dict:
         """Goal cards on these cells: each is read from a few shifted crops (the lattice
@@ -215,7 +213,7 @@ class Pipeline:
         return found
 
     def _read(self, frame: np.ndarray, lattice: Lattice) -> tuple[Observation, set[Cell]]:
-        cells = [c for c in _neighbourhood(lattice.cells | lattice.crosswise) if c not in lattice.occluded]
+        cells = sorted((set(_neighbourhood(lattice.cells)) | lattice.crosswise) - lattice.occluded)
         started = time.perf_counter()
         crops = dict(zip(cells, cell_crops(frame, lattice, cells, CROP)))
         cropped = time.perf_counter()
