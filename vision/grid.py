@@ -19,21 +19,25 @@ How ``fit_lattice`` works:
 2. Refinement by snapping, the workhorse (tracking uses it alone). On the sides of the
    busy cells, points clear of the corners and of the middle (where tunnels cross) are
    probed along the side's normal in the *full-resolution* frame (one short profile each,
-   a single cv2.remap); the strongest step within a window is the card's edge. Each probe
+   a single cv2.remap); the strongest step within a window, between the means of a few
+   pixels either side (the art's thin stone-block lines step down and straight back up),
+   is the card's edge. Each probe
    says "this pixel lies on lattice line x = k + 1/2" (or y), linear in the inverse
    homography: a weighted DLT with Huber reweighting. The region grows from a seed cell
    as the window shrinks; while windows are wide only the outline (card against table) is
    probed, because between two cards the strongest step may be a tunnel wall a third of a
-   card in; a small patch only corrects the lattice affinely, perspective comes once the
-   cells span five or more both ways; lone cards far out (the goals) are pinned by the
-   centres of their outlines.
+   card in; a small patch only corrects the lattice affinely, holding the spacing of its
+   lines to the hypothesis's (each card lies a few millimetres off on its own, which over
+   the few lines of a patch would read as a few percent of scale), perspective comes once
+   the cells span five or more both ways; lone cards far out (the goals) are pinned by
+   the centres of their outlines.
 3. Choice. ``lattice_score``: sides on edges x pure cells (busy or bare, not half) x bright
    middles x a plausible card aspect. Half the pitch puts sides along tunnels, twice the
    pitch cuts through the outline, a shift by a tunnel's width puts the bright floors on
-   the sides. Growth can settle a few percent off in scale (right near the seed, a card
-   off five cells out): the chosen lattice, rescaled by +-2% and +-4% along each axis
-   about its seed, is refined again over all cells, and the best of those (by probe
-   support) replaces it when its score is clearly (3%) higher.
+   the sides. Given the classifier's check (``reads_cards``), each score is weighed by
+   the share of the lattice's cells that show a whole maze card: a lattice off by a
+   tunnel's width or at the wrong pitch crops parts of several cards, which no edge cue
+   tells as surely.
 4. Occupancy without the classifier: card art is busy (local contrast) and its tunnel
    floors paper-white, tables are neither (lamp gradients, glare and shadows are smooth),
    and each cell is judged by that share of its inner part, faint cells only next to
@@ -59,7 +63,7 @@ laid crosswise is hard to see when cards lie on all its sides.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -93,6 +97,10 @@ INNER_SIDES_WITHIN = 0.1
 # Growth of the refined region (cells from the seed) and the search window (cells) at each round.
 GROWTH = ((2.5, 0.18), (4.5, 0.15), (8.0, 0.12), (1e9, 0.1), (1e9, 0.07))
 TRACK_SEARCH = 0.08
+# Half-width (samples, about a pixel each) of the step an edge probe looks for.
+STEP_HALF_WIDTH = 3
+# How firmly an affine refit keeps the spacing of the lattice's lines (see fit_affine_correction).
+STIFFNESS = 4.0
 # Occupancy: share of busy pixels in a cell's inner part for a card, and for bare table.
 CARD_SHARE = 0.5
 WEAK_SHARE = 0.33  # a faint card next to a clear one
@@ -100,6 +108,8 @@ BARE_SHARE = 0.25
 MOSAIC_CELL = (16, 24)  # pixels per cell in the occupancy mosaic (portrait, like a card)
 HAND_SKIN_SHARE = 0.12  # a cell this much under a hand cannot be trusted either way
 GOAL_COLUMN = 8
+# Cells of a grown hypothesis that the classifier looks at (fit_lattice's reads_cards).
+VERIFY_CELLS = 24
 # A card's short side in the working picture is at least this (pixels): card texture is
 # measured over 5 x 5 pixels and bleeds some 2 px past the edges.
 MIN_CARD_PX = 20.0
@@ -155,6 +165,11 @@ class Lattice:
         cells = sorted(self.cells) or [(0, 0)]
         q = np.array([self.quad(c) for c in cells])
         return float(np.mean(np.linalg.norm(q[:, 1] - q[:, 0], axis=1)))
+
+
+# What share of a lattice's cells show a whole maze card (the frame, the lattice): the
+# classifier's judgement, which fit_lattice may be given to weigh its hypotheses.
+CardCheck = Callable[[np.ndarray, Lattice], float]
 
 
 # =========================================================================== geometry
@@ -233,14 +248,20 @@ def snap_edges(image: np.ndarray, h: np.ndarray, pts: np.ndarray, family: np.nda
     s = np.arange(-steps - 1, steps + 2, dtype=np.float32)
     # sample at a spacing that keeps every probe's window within ``steps`` samples
     spacing = np.maximum(radius / steps, 0.5)[:, None]
-    xs = (p0[:, :1] + normal[:, :1] * s[None, :] * spacing).astype(np.float32)
-    ys = (p0[:, 1:] + normal[:, 1:] * s[None, :] * spacing).astype(np.float32)
+    b = STEP_HALF_WIDTH
+    t = np.arange(-steps - b, steps + b + 1, dtype=np.float32)
+    xs = (p0[:, :1] + normal[:, :1] * t[None, :] * spacing).astype(np.float32)
+    ys = (p0[:, 1:] + normal[:, 1:] * t[None, :] * spacing).astype(np.float32)
     prof = sample(image, xs, ys, cv2.BORDER_REPLICATE).astype(np.float32)
-    if prof.ndim == 3:
-        deriv = np.abs(prof[:, 2:] - prof[:, :-2]).sum(axis=2)
-    else:
-        deriv = np.abs(prof[:, 2:] - prof[:, :-2])
-    deriv = deriv / (2 * spacing)
+    if prof.ndim == 2:
+        prof = prof[:, :, None]
+    # the step between the means of b samples either side: a card's edge has the table (or
+    # the next card) on one side and the card on the other, while the thin dark lines of
+    # the art's stone blocks, as crisp, step down and straight back up
+    cum = np.concatenate([np.zeros_like(prof[:, :1]), np.cumsum(prof, axis=1)], axis=1)
+    k = np.arange(len(s) - 2) + b  # index into t of each position s[1:-1]
+    deriv = np.abs((cum[:, k + b + 1] - cum[:, k + 1]) - (cum[:, k] - cum[:, k - b])).sum(axis=2) / b
+    deriv = deriv / ((b + 1) * spacing)
     inside = np.abs(s[1:-1])[None, :] * spacing <= radius[:, None] + 1e-6
     deriv = np.where(inside, deriv, 0)
     k = np.argmax(deriv, axis=1)
@@ -283,18 +304,28 @@ def fit_lines(observed: np.ndarray, family: np.ndarray, value: np.ndarray, weigh
 
 
 def fit_affine_correction(h: np.ndarray, observed: np.ndarray, family: np.ndarray, value: np.ndarray,
-                          weights: np.ndarray) -> np.ndarray:
+                          weights: np.ndarray, stiffness: float = STIFFNESS) -> np.ndarray:
     """``h`` corrected by an affine map of the lattice plane: the perspective stays that of
-    ``h``, which a small patch of cards cannot tell apart from noise."""
+    ``h``, which a small patch of cards cannot tell apart from noise. The spacing of each
+    family of lines is held to ``h``'s as if by probes ``sqrt(stiffness)`` cells from the
+    middle: each card lies off by its own few millimetres, which across the few lines of a
+    small patch would read as a few percent of scale. The lines' directions are measured
+    along each line and need no such help."""
     lat = apply_homography(np.linalg.inv(h), observed)  # where h puts the observed edges now
     a = np.eye(3)
     for axis in (0, 1):
         sel = family == axis
         if sel.sum() < 3:
             continue
-        design = np.column_stack([lat[sel], np.ones(sel.sum())]) * np.sqrt(weights[sel])[:, None]
-        target = value[sel] * np.sqrt(weights[sel])
-        a[axis] = np.linalg.lstsq(design, target, rcond=None)[0]
+        w = weights[sel]
+        mid = (lat[sel] * w[:, None]).sum(0) / max(w.sum(), 1e-12)
+        design = np.column_stack([lat[sel] - mid, np.ones(sel.sum())]) * np.sqrt(w)[:, None]
+        target = value[sel] * np.sqrt(w)
+        prior = math.sqrt(stiffness * w.sum())  # pseudo-probes: the linear part stays h's
+        design = np.vstack([design, prior * np.eye(3)[axis]])
+        target = np.append(target, prior)
+        lin0, lin1, offset = np.linalg.lstsq(design, target, rcond=None)[0]
+        a[axis] = (lin0, lin1, offset - lin0 * mid[0] - lin1 * mid[1])
     h_new = h @ np.linalg.inv(a)  # lattice -> old lattice coordinates -> image
     return h_new / h_new[2, 2]
 
@@ -332,6 +363,7 @@ def refine(image: np.ndarray, h: np.ndarray, cells: Sequence[Cell], search_cells
         inner_weight = 0.5  # a maze with hardly any outline: nothing else to go on
     side_weight = np.where(outline, 1.0, inner_weight)
     support, error = 0.0, float("inf")
+    start = h  # affine refits are held to its line spacing, not to the last iteration's
     for it in range(iterations):
         snap = snap_edges(image, h, pts, family, search_cells if it == 0 else min(search_cells, 0.12))
         strength = snap.strength
@@ -350,7 +382,7 @@ def refine(image: np.ndarray, h: np.ndarray, cells: Sequence[Cell], search_cells
             try:  # a degenerate candidate (singular) ends the refit, as a failed solve does
                 robust = w_all * _huber(_residuals(candidate, observed, fam_all, val_all), 0.03)
                 candidate = (fit_lines(observed, fam_all, val_all, robust) if projective
-                             else fit_affine_correction(candidate, observed, fam_all, val_all, robust))
+                             else fit_affine_correction(start, observed, fam_all, val_all, robust))
             except np.linalg.LinAlgError:
                 break
         if not _sane(candidate, h) or (projective and _aspect_plausibility(candidate, image.shape) < 0.5
@@ -807,7 +839,7 @@ def _straighten(work: _Work, seed: np.ndarray, direction: float) -> float:
         den = left - 2 * mid + right
         step = 0.5 * (left - right) / den if den < 0 else 0.0
         return direction + offsets[k] + step * 0.5
-    return direction + offsets[k]
+    return direction  # sharpest at the end of the range: no peak, nothing learnt
 
 
 def _fold_hypotheses(work: _Work) -> list[np.ndarray]:
@@ -1151,36 +1183,15 @@ def _grow(work: _Work, h: np.ndarray, stages=GROWTH) -> tuple[np.ndarray, Refine
     return h, refined, cells
 
 
-POLISH_SCALES = (0.96, 0.98, 1.02, 1.04)
-POLISH_FROM = 0.15  # a lattice that explains the photo this poorly is wrong, not off in scale
-POLISH_MARGIN = 1.03  # lattice_score barely tells a few percent of scale apart
-
-
-def _polish(work: _Work, h: np.ndarray, refined: Refined, score: float) -> tuple[np.ndarray, Refined]:
-    """The chosen lattice, grown again from where it converged and rescaled a little along
-    each axis about its seed cell: growth from a lattice a few percent off in scale can
-    settle there, snapping the far cells to the wrong edges. The trial with the best probe
-    support replaces the lattice when its ``lattice_score`` is clearly higher."""
-    trials = []
-    near, _ = _seed_region(work, h, GROWTH[0][0])
-    if near and score >= POLISH_FROM:
-        cx, cy = np.mean(np.asarray(near, float), axis=0)
-        for axis in (0, 1):
-            for k in POLISH_SCALES:
-                s = np.eye(3)
-                s[axis, axis] = k
-                trials.append(h @ translation(cx, cy) @ s @ translation(-cx, -cy))
-    grown = [g for g in (_grow(work, h0, GROWTH[-2:]) for h0 in trials) if g[1] is not None and g[2]]
-    if not grown:
-        return h, refined
-    h1, r1, _ = max(grown, key=lambda g: g[1].support)  # the cheap screen; the full score decides
-    return (h1, r1) if lattice_score(work, h1) > score * POLISH_MARGIN else (h, refined)
-
-
 def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibration=None,
-                work_width: int = tbl.WORK_WIDTH) -> Lattice:
+                work_width: int = tbl.WORK_WIDTH, reads_cards: CardCheck | None = None) -> Lattice:
     """The card lattice of one frame (BGR), from scratch. ``plane`` (the table stage's
-    output) is computed when not given, from ``calibration`` when that is given."""
+    output) is computed when not given, from ``calibration`` when that is given.
+
+    ``reads_cards`` (the pipeline gives the classifier's) says what share of a grown
+    hypothesis's cells show a whole maze card; it weighs each hypothesis's score. The
+    edge cues can prefer a lattice at twice the pitch, or one a tunnel's width off, whose
+    crops hold parts of several cards: the classifier reads those as nothing."""
     if plane is None:
         try:
             plane = tbl.find_plane(frame, calibration=calibration, work_width=work_width)
@@ -1196,12 +1207,12 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
         if refined is None or not cells:
             continue
         score = lattice_score(work, h)
-        if best is None or score > best[0]:
-            best = (score, h, refined)
+        rank = (score * _card_share(reads_cards, h, frame, cells), score) if reads_cards else (score,)
+        if best is None or rank > best[0]:
+            best = (rank, h, refined)
     if best is None:
         raise GridError("no card lattice fits the edges in this picture")
-    score, h, refined = best
-    h, refined = _polish(work, h, refined, score)
+    _, h, refined = best
     # lone cards (the goals, until the tunnels reach them) are far from where the lattice was
     # refined: pin their centres, refit on everything, judge
     seen = _examine(work, h)
@@ -1215,6 +1226,12 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
         if np.isfinite(result.error_px):
             h, refined = result.h, result
     return judge(work, h, refined.support, refined.error_px)
+
+
+def _card_share(reads_cards: CardCheck, h: np.ndarray, frame: np.ndarray, cells: list[Cell]) -> float:
+    """``reads_cards`` on up to VERIFY_CELLS of the cells, spread over them."""
+    step = max(1, math.ceil(len(cells) / VERIFY_CELLS))
+    return reads_cards(frame, Lattice(h / h[2, 2], (frame.shape[1], frame.shape[0]), frozenset(cells[::step])))
 
 
 def _working_width(frame_width: int, card_px: float, work_width: int) -> int:
@@ -1443,9 +1460,11 @@ class GridTracker:
     could turn the maze half a turn (the start card is symmetric, and the goals may be
     hidden), and every committed card would seem to move."""
 
-    def __init__(self, *, calibration=None, work_width: int = tbl.WORK_WIDTH, min_support: float = 0.25):
+    def __init__(self, *, calibration=None, work_width: int = tbl.WORK_WIDTH, min_support: float = 0.25,
+                 reads_cards: CardCheck | None = None):
         self.calibration = calibration
         self.work_width = work_width
+        self.reads_cards = reads_cards
         self.min_support = min_support
         self.lattice: Lattice | None = None
         self.refits = 0
@@ -1458,7 +1477,8 @@ class GridTracker:
             lattice = self._track(frame, previous)
         if lattice is None:
             self.lattice = None  # should the fit fail, the next frame fits afresh too
-            fitted = fit_lattice(frame, calibration=self.calibration, work_width=self.work_width)
+            fitted = fit_lattice(frame, calibration=self.calibration, work_width=self.work_width,
+                                 reads_cards=self.reads_cards)
             self.refits += 1
             lattice = _carry_frame(fitted, self._last) if self._last is not None else fitted
         self.lattice = lattice
@@ -1486,8 +1506,12 @@ class GridTracker:
             return None
         work = _Work(frame, _working_width(frame.shape[1], previous.cell_size_px(), self.work_width))
         judged = judge(work, result.h, result.support, result.error_px, previous)
-        if not judged.cells or len(judged.cells & previous.cells) < 0.5 * len(previous.cells):
+        if not judged.cells:
             return None
+        if len((judged.cells | judged.occluded) & previous.cells) < 0.5 * len(previous.cells):
+            # half a maze does not vanish between two frames while its edges still snap:
+            # something the skin test missed covers it (a dark hand on a dark table)
+            judged = replace(judged, occluded=judged.occluded | (previous.cells - judged.cells - judged.crosswise))
         return replace(judged, anchored=previous.anchored, half_turn=previous.half_turn,
                        maze_from_fit=previous.maze_from_fit)
 

@@ -126,7 +126,7 @@ class Pipeline:
         """Read one photo from scratch."""
         started = time.perf_counter()
         try:
-            lattice = fit_lattice(frame, calibration=self.calibration)
+            lattice = fit_lattice(frame, calibration=self.calibration, reads_cards=self._reads_cards)
             lattice = anchor(lattice, self._anchor_readings(frame, lattice))
         except (GridError, TableError) as exc:
             return Observation(width=frame.shape[1], height=frame.shape[0],
@@ -141,7 +141,7 @@ class Pipeline:
         """Read the next frame of a fixed camera."""
         started = time.perf_counter()
         if self._tracker is None:
-            self._tracker = GridTracker(calibration=self.calibration)
+            self._tracker = GridTracker(calibration=self.calibration, reads_cards=self._reads_cards)
         try:
             lattice = self._tracker.update(frame)
             if not lattice.anchored:
@@ -171,6 +171,12 @@ class Pipeline:
         return Step(observation, empty, busy, lattice)
 
     # ------------------------------------------------------------------ stages
+
+    def _reads_cards(self, frame: np.ndarray, lattice: Lattice) -> float:
+        """The share of the lattice's cells the classifier surely reads as a maze card."""
+        cells = sorted(lattice.cells)
+        readings = self.classifier.classify(cell_crops(frame, lattice, cells, CROP))
+        return sum(not r.uncertain and r.face is not None for r in readings) / max(len(cells), 1)
 
     def _anchor_readings(self, frame: np.ndarray, lattice: Lattice) -> dict:
         """The sure readings of the lattice's cards in the fit's own frame, to find the start

@@ -91,11 +91,16 @@ def results():
 def test_maze_cells_are_found_at_their_maze_positions(results):
     need = sum(len(r[1]) for r in results.values())
     found = sum(len(r[2]) for r in results.values())
+    # cells found in scenes whose lattice lies within a fifth of a card everywhere: a cell
+    # "found" by a lattice off by half a card would be read as nothing, or wrongly
+    placed = sum(len(r[2]) for r in results.values() if r[3] < 0.2)
     complete = sum(len(r[2]) == len(r[1]) for r in results.values())
-    # a regression guard at what the fit does today (0.75 on these scenes), not the goal:
-    # bench/vision.py reports the real figures
+    # a regression guard at what the fit does today without the classifier's check (0.76
+    # found, 0.66 placed, 12 scenes complete), not the goal: bench/vision.py reports the
+    # real figures
     assert found / need >= 0.72, f"{found}/{need} maze cells found"
-    assert complete >= 0.43 * len(results), f"only {complete} of {len(results)} scenes complete"
+    assert placed / need >= 0.62, f"{placed}/{need} maze cells found on a lattice that lies right"
+    assert complete >= 0.36 * len(results), f"only {complete} of {len(results)} scenes complete"
 
 
 def test_crop_corners_lie_on_the_true_cells(results):
@@ -130,6 +135,26 @@ def test_any_camera_turn_and_tilt_up_to_25_degrees(results):
     tilts = [r[0].camera.tilt_deg for r in results.values() if len(r[2]) == len(r[1]) and r[3] < 0.08]
     assert max(tilts) > 15  # steep views are among the scenes fully right
     assert np.ptp(turns) > 180  # and so are views from all round the table
+
+
+def test_a_card_check_picks_the_hypothesis_whose_cells_hold_whole_cards():
+    """In this photo the edge cues alone prefer a lattice about a third of a card off. A
+    check that sees whole cards only on the true cells (the classifier's part in the
+    pipeline) picks the true one among the same grown hypotheses."""
+    scene, plain = fitted(516)
+    to_maze = np.linalg.inv(scene.image_from_maze)
+
+    def off(lattice):  # median distance of the cards' centres from the centres of their cells
+        cells = sorted(scene.cells)
+        pos = apply_homography(np.linalg.inv(lattice.image_from_maze), [scene.cells[c].corners.mean(0) for c in cells])
+        return float(np.median(np.abs(pos - np.round(pos)).max(axis=1)))
+
+    def whole_cards(frame, lattice):
+        centres = apply_homography(to_maze, [lattice.centre(c) for c in sorted(lattice.cells)])
+        return float(np.mean(np.abs(centres - np.round(centres)).max(axis=1) < 0.1))
+
+    assert off(plain) > 0.2  # the premise: edges alone choose wrongly here
+    assert off(fit_lattice(scene.image, reads_cards=whole_cards)) < 0.1
 
 
 # --------------------------------------------------------------------------- anchoring
