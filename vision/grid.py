@@ -1397,6 +1397,20 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice
     return replace(_remap(lattice, maze_from_fit), anchored=True, half_turn=half, maze_from_fit=maze_from_fit)
 
 
+def pin_cells(frame: np.ndarray, lattice: Lattice, centres: Mapping[Cell, np.ndarray]) -> Lattice:
+    """The lattice refitted with these cells' centres pinned where their cards were found
+    (pixels), and the cells added to it: a lattice fitted on a small maze can be most of a
+    card off at the goals, eight cells out, and only the goal cards themselves say where."""
+    if not centres:
+        return lattice
+    cells = sorted(lattice.cells - lattice.occluded - set(centres))
+    result = refine(frame, lattice.image_from_maze, cells, TRACK_SEARCH, projective=True,
+                    occupied=lattice.cells, centres=centres)
+    if not np.isfinite(result.error_px):
+        return lattice
+    return replace(lattice, image_from_maze=result.h, cells=lattice.cells | frozenset(centres))
+
+
 def _origins(turn: np.ndarray, starts: list[Cell], goals: list[Cell], cells) -> list[tuple[float, float]]:
     """Where the start may be, in the turned frame: read, or 8 cells west of a goal column."""
     turned = lambda c: apply_homography(turn, [c])[0]

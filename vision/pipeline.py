@@ -20,7 +20,7 @@ from engine.board import GOAL_CELLS
 from engine.catalogue import STEP, Catalogue, default_catalogue
 
 from .classify import Classifier
-from .grid import GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell
+from .grid import GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell, pin_cells
 from .observation import Observation, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -37,8 +37,11 @@ MOTION_WIDTH = 320  # the frame is compared at this width: enough for a hand, ch
 # Re-crop offsets for re-examining a suspect cell: (dx, dy, scale) in cells.
 RECROPS = ((0.04, 0.0, 1.0), (-0.04, 0.0, 1.0), (0.0, 0.03, 1.04), (0.0, -0.03, 0.96))
 assert len(RECROPS) == VARIANTS
-# Shifts (cells) of the crops that look for a goal card on its place.
-GOAL_SEARCH = ((0.0, 0.0), (0.25, 0.0), (-0.25, 0.0), (0.0, 0.2), (0.0, -0.2))
+# Shifts (cells) of the crops that look for a goal card on its place: up to a card and a
+# quarter along x, where a lattice fitted on a small maze extrapolates worst (8 cells out).
+GOAL_SEARCH = tuple((dx, dy) for dx in np.arange(-1.25, 1.26, 0.25) for dy in (-0.2, 0.0, 0.2))
+# A goal found this far (cells) from its place pins the lattice there.
+GOAL_PIN_FROM = 0.2
 
 
 def load_reading_parts(model: str | None = None, *, deck: str | None = None, calibration: str | None = None,
@@ -127,7 +130,9 @@ class Pipeline:
         started = time.perf_counter()
         try:
             lattice = fit_lattice(frame, calibration=self.calibration, reads_cards=self._reads_cards)
-            lattice = anchor(lattice, self._anchor_readings(frame, lattice))
+            readings, goals_at = self._anchor_readings(frame, lattice)
+            lattice = anchor(lattice, readings)
+            lattice = pin_cells(frame, lattice, {map_cell(lattice.maze_from_fit, c): p for c, p in goals_at.items()})
         except (GridError, TableError) as exc:
             return Observation(width=frame.shape[1], height=frame.shape[0],
                                ms=(time.perf_counter() - started) * 1e3, error=str(exc))
@@ -145,7 +150,7 @@ class Pipeline:
         try:
             lattice = self._tracker.update(frame)
             if not lattice.anchored:
-                lattice = self._tracker.set_anchor(self._anchor_readings(frame, lattice))
+                lattice = self._tracker.set_anchor(self._anchor_readings(frame, lattice)[0])
         except (GridError, TableError) as exc:
             self._tracker.forget()
             observation = Observation(width=frame.shape[1], height=frame.shape[0], error=str(exc))
@@ -178,9 +183,10 @@ class Pipeline:
         readings = self.classifier.classify(cell_crops(frame, lattice, cells, CROP))
         return sum(not r.uncertain and r.face is not None for r in readings) / max(len(cells), 1)
 
-    def _anchor_readings(self, frame: np.ndarray, lattice: Lattice) -> dict:
+    def _anchor_readings(self, frame: np.ndarray, lattice: Lattice) -> tuple[dict, dict]:
         """The sure readings of the lattice's cards in the fit's own frame, to find the start
-        and the goals, with the goal cards found apart from the lattice's cells.
+        and the goals, with the goal cards found apart from the lattice's cells; and where
+        (pixels) the goal cards found well off their places lie.
 
         A cell judged crosswise is read too: a sure reading of a maze card there means it
         lies square after all (a crosswise card's crop shows no maze card). Goal backs are
@@ -191,32 +197,37 @@ class Pipeline:
         readings = self.classifier.classify(cell_crops(frame, lattice, cells, CROP))
         sure = {c: r for c, r in zip(cells, readings) if not r.uncertain and r.face}
         starts = [c for c, r in sure.items() if r.face == "start"]
-        found = {}
+        found, at = {}, {}
         if len(starts) == 1 and not any(is_goal(r.face) for r in sure.values()):
             sx, sy = starts[0]
-            found = self._find_goals(frame, lattice, [(sx + turn * gx, sy + turn * gy)
-                                                      for turn in (1, -1) for gx, gy in GOAL_CELLS])
+            found, at = self._find_goals(frame, lattice, [(sx + turn * gx, sy + turn * gy)
+                                                          for turn in (1, -1) for gx, gy in GOAL_CELLS])
         try:
             trial = anchor(lattice, sure | found)
         except GridError:
-            return sure
+            return sure, {}
         fit_from_maze = np.linalg.inv(trial.maze_from_fit)
         places = {map_cell(fit_from_maze, g) for g in GOAL_CELLS} - lattice.cells - set(found)
-        return sure | found | self._find_goals(frame, lattice, sorted(places))
+        more, more_at = self._find_goals(frame, lattice, sorted(places))
+        return sure | found | more, at | more_at
 
-    def _find_goals(self, frame: np.ndarray, lattice: Lattice, places: list[Cell]) -> dict:
-        """Goal cards on these cells: each is read from a few shifted crops (the lattice
-        drifts a little far from where it was fitted) and its surest goal reading counts."""
+    def _find_goals(self, frame: np.ndarray, lattice: Lattice, places: list[Cell]) -> tuple[dict, dict]:
+        """Goal cards on these cells, each read from crops shifted along and across (the
+        lattice drifts far from where it was fitted): its surest goal reading counts. Also
+        where each goal found GOAL_PIN_FROM or more off its place lies (pixels)."""
         width, height = lattice.frame_size
         places = [c for c in places if 0 <= lattice.centre(c)[0] < width and 0 <= lattice.centre(c)[1] < height]
         crops = [_moved_crop(frame, lattice, c, dx, dy) for c in places for dx, dy in GOAL_SEARCH]
         readings = iter(self.classifier.classify(crops))
-        found = {}
-        for place in places:
-            goals = [r for r in (next(readings) for _ in GOAL_SEARCH) if not r.uncertain and is_goal(r.face)]
+        found, at = {}, {}
+        for (x, y) in places:
+            goals = [(r, d) for r, d in zip((next(readings) for _ in GOAL_SEARCH), GOAL_SEARCH)
+                     if not r.uncertain and is_goal(r.face)]
             if goals:
-                found[place] = max(goals, key=lambda r: r.confidence)
-        return found
+                found[(x, y)], (dx, dy) = max(goals, key=lambda g: g[0].confidence)
+                if max(abs(dx), abs(dy)) >= GOAL_PIN_FROM:
+                    at[(x, y)] = lattice.centre((x + dx, y + dy))
+        return found, at
 
     def _read(self, frame: np.ndarray, lattice: Lattice) -> tuple[Observation, set[Cell]]:
         cells = sorted((set(_neighbourhood(lattice.cells)) | lattice.crosswise) - lattice.occluded)

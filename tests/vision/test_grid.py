@@ -9,6 +9,7 @@ scene): the lattice hypothesis search still picks a wrong pitch or phase in abou
 of these scenes; the numbers say how far there is to go.
 """
 
+from dataclasses import replace
 from functools import cache
 
 import cv2
@@ -26,6 +27,7 @@ from vision.grid import (
     cell_crops,
     fit_lattice,
     maze_readings,
+    pin_cells,
 )
 from vision.scenes import table_scene, table_video
 
@@ -155,6 +157,22 @@ def test_a_card_check_picks_the_hypothesis_whose_cells_hold_whole_cards():
 
     assert off(plain) > 0.2  # the premise: edges alone choose wrongly here
     assert off(fit_lattice(scene.image, reads_cards=whole_cards)) < 0.1
+
+
+def test_goal_cards_found_off_their_places_pin_the_lattice_there():
+    """A lattice fitted on a small maze can extrapolate most of a card off at the goals,
+    eight cells out: refitted with the goal cards' centres pinned where they were found, it
+    lies right there and on the maze."""
+    scene = table_scene(np.random.default_rng(500), size=SIZE)
+    truth = truth_lattice(scene)
+    bent = truth.image_from_maze @ np.array([[1, 0, 0], [0, 1, 0], [-0.012, 0, 1]])  # x = 8 at 8.8
+    goals = {g: scene.cells[g].corners.mean(0) for g in GOAL_CELLS if scene.cells[g].visible > 0.95}
+    assert goals and max(np.abs(apply_homography(np.linalg.inv(bent), list(goals.values()))[:, 0] - 8)) > 0.5
+    pinned = pin_cells(scene.image, replace(truth, image_from_maze=bent), goals)
+    assert set(goals) <= pinned.cells
+    width = np.linalg.norm(truth.quad((0, 0))[1] - truth.quad((0, 0))[0])
+    worst = max(np.linalg.norm(pinned.centre(c) - t.corners.mean(0)) for c, t in scene.cells.items() if t.visible > 0.95)
+    assert worst < 0.1 * width
 
 
 # --------------------------------------------------------------------------- anchoring

@@ -50,7 +50,7 @@ def test_goal_cards_the_lattice_missed_are_found_and_fix_the_frame(pipeline, tur
     fit_from_maze = HALF_TURN if turn_half else np.eye(3)
     fit = Lattice(s.image_from_maze @ np.linalg.inv(fit_from_maze), s.image.shape[1::-1],
                   frozenset((-x, -y) if turn_half else (x, y) for x, y in near))
-    anchored = anchor(fit, pipeline._anchor_readings(s.image, fit))
+    anchored = anchor(fit, pipeline._anchor_readings(s.image, fit)[0])
     assert anchored.half_turn == turn_half
     assert set(GOAL_CELLS) <= anchored.cells
     assert np.allclose(anchored.quad(START_CELL), truth_lattice(s).quad(START_CELL))
