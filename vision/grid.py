@@ -1168,12 +1168,12 @@ def _view_from_cells(p: tbl.Periodicity) -> np.ndarray:
     return np.array([[0, -ty, p.phase_u - 0.5 * ty], [-tx, 0, p.phase_v - 0.5 * tx], [0, 0, 1.0]])
 
 
-def _grow(work: _Work, h: np.ndarray, stages=GROWTH) -> tuple[np.ndarray, Refined | None, list[Cell]]:
-    """Refine a lattice hypothesis outward from its best-surrounded busy cell, through
-    ``stages`` of (reach in cells, search window)."""
+def _grow(work: _Work, h: np.ndarray) -> tuple[np.ndarray, Refined | None, list[Cell]]:
+    """Refine a lattice hypothesis outward from its best-surrounded busy cell, through the
+    GROWTH stages of (reach in cells, search window)."""
     refined = None
     cells: list[Cell] = []
-    for reach, search in stages:
+    for reach, search in GROWTH:
         near, busy = _seed_region(work, h, reach)
         if len(near) < 2:
             break
