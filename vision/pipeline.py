@@ -90,6 +90,11 @@ def _recrop(frame: np.ndarray, lattice: Lattice):
     return lambda cell, variant: _moved_crop(frame, lattice, cell, *RECROPS[variant])
 
 
+def _sure(reading) -> bool:
+    """A reading the classifier is sure of that names a card (not the bare table)."""
+    return not reading.uncertain and reading.face is not None
+
+
 def _plausible(observation: Observation, lattice: Lattice) -> bool:
     """Whether most occupied cells of the lattice read as maze cards (sure or not), not as
     something else: off by half a card or at twice the pitch, cells straddle two cards."""
@@ -181,7 +186,7 @@ class Pipeline:
         """The share of the lattice's cells the classifier surely reads as a maze card."""
         cells = sorted(lattice.cells)
         readings = self.classifier.classify(cell_crops(frame, lattice, cells, CROP))
-        return sum(not r.uncertain and r.face is not None for r in readings) / max(len(cells), 1)
+        return sum(map(_sure, readings)) / max(len(cells), 1)
 
     def _anchor_readings(self, frame: np.ndarray, lattice: Lattice) -> tuple[dict, dict]:
         """The sure readings of the lattice's cards in the fit's own frame, to find the start
@@ -195,7 +200,7 @@ class Pipeline:
         start card is symmetric), and once the frame is known, any goal place still empty."""
         cells = sorted((lattice.cells | lattice.crosswise) - lattice.occluded)
         readings = self.classifier.classify(cell_crops(frame, lattice, cells, CROP))
-        sure = {c: r for c, r in zip(cells, readings) if not r.uncertain and r.face}
+        sure = {c: r for c, r in zip(cells, readings) if _sure(r)}
         starts = [c for c, r in sure.items() if r.face == "start"]
         found, at = {}, {}
         if len(starts) == 1 and not any(is_goal(r.face) for r in sure.values()):
@@ -216,13 +221,13 @@ class Pipeline:
         lattice drifts far from where it was fitted): its surest goal reading counts. Also
         where each goal found GOAL_PIN_FROM or more off its place lies (pixels)."""
         width, height = lattice.frame_size
-        places = [c for c in places if 0 <= lattice.centre(c)[0] < width and 0 <= lattice.centre(c)[1] < height]
+        places = [c for c in places if 0 <= (p := lattice.centre(c))[0] < width and 0 <= p[1] < height]
         crops = [_moved_crop(frame, lattice, c, dx, dy) for c in places for dx, dy in GOAL_SEARCH]
         readings = iter(self.classifier.classify(crops))
         found, at = {}, {}
         for (x, y) in places:
             goals = [(r, d) for r, d in zip((next(readings) for _ in GOAL_SEARCH), GOAL_SEARCH)
-                     if not r.uncertain and is_goal(r.face)]
+                     if _sure(r) and is_goal(r.face)]
             if goals:
                 found[(x, y)], (dx, dy) = max(goals, key=lambda g: g[0].confidence)
                 if max(abs(dx), abs(dy)) >= GOAL_PIN_FROM:
