@@ -644,25 +644,35 @@ class _Blob:
     centre: np.ndarray
 
 
-def _blob_at(work: _Work, h: np.ndarray, cell: Cell, labels: np.ndarray) -> _Blob | None:
-    small_from_maze = work.small_from_frame @ h
-    p = apply_homography(small_from_maze, [cell])[0]
-    x, y = round(p[0]), round(p[1])
-    if not (0 <= y < labels.shape[0] and 0 <= x < labels.shape[1]) or labels[y, x] == 0:
-        return None
-    ys, xs = np.nonzero(labels == labels[y, x])
-    if len(xs) < 20:
-        return None
-    in_cells = apply_homography(np.linalg.inv(small_from_maze), np.c_[xs, ys].astype(float))
-    # the turn in millimetres (cells are 58 x 89 mm), folded into -45..45 degrees
-    in_mm = in_cells * PITCH_MM
-    (_, _), (_, _), angle = cv2.minAreaRect(in_mm.astype(np.float32))
-    lo, hi = in_cells.min(0), in_cells.max(0)
-    return _Blob(float((angle + 45) % 90 - 45), hi - lo, (lo + hi) / 2)
+class _Blobs:
+    """The busy mask's connected blobs, each measured (once) against one lattice."""
 
+    def __init__(self, work: _Work, h: np.ndarray):
+        _, self.labels, self.boxes, _ = cv2.connectedComponentsWithStats(
+            (work.busy > 0.5).astype(np.uint8), connectivity=8)
+        self.small_from_maze = work.small_from_frame @ h
+        self._measured: dict[int, _Blob | None] = {}
 
-def _card_labels(work: _Work) -> np.ndarray:
-    return cv2.connectedComponents((work.busy > 0.5).astype(np.uint8), connectivity=8)[1]
+    def at(self, cell: Cell) -> _Blob | None:
+        """The blob under the cell's centre, if any."""
+        x, y = np.round(apply_homography(self.small_from_maze, [cell])[0]).astype(int)
+        if not (0 <= y < self.labels.shape[0] and 0 <= x < self.labels.shape[1]) or self.labels[y, x] == 0:
+            return None
+        label = int(self.labels[y, x])
+        if label not in self._measured:
+            self._measured[label] = self._measure(label)
+        return self._measured[label]
+
+    def _measure(self, label: int) -> _Blob | None:
+        bx, by, bw, bh = self.boxes[label, :4]
+        ys, xs = np.nonzero(self.labels[by:by + bh, bx:bx + bw] == label)
+        if len(xs) < 20:
+            return None
+        in_cells = apply_homography(np.linalg.inv(self.small_from_maze), np.c_[xs + bx, ys + by].astype(float))
+        # the turn in millimetres (cells are 58 x 89 mm), folded into -45..45 degrees
+        (_, _), (_, _), angle = cv2.minAreaRect((in_cells * PITCH_MM).astype(np.float32))
+        lo, hi = in_cells.min(0), in_cells.max(0)
+        return _Blob(float((angle + 45) % 90 - 45), hi - lo, (lo + hi) / 2)
 
 
 def _square_card(blob: _Blob | None, cell: Cell, bleed: float, max_angle: float, max_offset: float) -> bool:
@@ -678,10 +688,10 @@ def _lone_card_centres(work: _Work, h: np.ndarray, cells: set[Cell]) -> dict[Cel
     """Lone busy cells whose blob is a card lying square to the lattice, wherever exactly:
     cell -> the blob's centre in frame pixels. The lattice is only extrapolated out there
     (the goals lie 8 cells from the start), so the blob is measured, not the cell."""
-    labels = _card_labels(work)
+    blobs = _Blobs(work, h)
     found = {}
     for cell in cells:
-        blob = _blob_at(work, h, cell, labels)
+        blob = blobs.at(cell)
         if _square_card(blob, cell, _bleed(work, h, cell), max_angle=5.0, max_offset=0.4):
             found[cell] = apply_homography(h, [blob.centre])[0]
     return found
@@ -1264,14 +1274,14 @@ def judge(work: _Work, h: np.ndarray, support: float, error_px: float,
     # hysteresis: faint cards (wide flat tunnels, glare) count when they touch a clear one
     groups = [g for g in _components(weak | (hand & _grown(previous.cells if previous else strong))) if g & strong]
     maze: set[Cell] = set(groups[0]) if groups else set()
-    labels = _card_labels(work)
+    blobs = _Blobs(work, h)
 
     def laid_square(c: Cell) -> bool:
         """A card apart from the maze must lie square on its cell, as the goals do before the
         tunnels reach them; a loose card across two cells covers neither to its corners,
         one that happens to lie nearly square is still turned or off centre."""
         bleed = _bleed(work, h, c)
-        blob = _blob_at(work, h, c, labels)
+        blob = blobs.at(c)
         return _lies_on_cell(seen.mosaic, c, bleed, weak) and (
             blob is None or blob.extent.max() > 1.6 + 2 * bleed  # merged with a neighbour: judged by the cell
             or _square_card(blob, c, bleed, max_angle=4.0, max_offset=0.15))

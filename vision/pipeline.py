@@ -34,6 +34,15 @@ MOTION_LEVEL = 6.0
 DOUBTS_BEFORE_REFIT = 3
 PLAUSIBLE_ALIEN_SHARE = 0.4
 MOTION_WIDTH = 320  # the frame is compared at this width: enough for a hand, cheap
+# A tracked lattice is kept without re-judging while no block of CHANGE_BLOCK x CHANGE_BLOCK
+# pixels (at MOTION_WIDTH: about a third of a card) of the frame, blurred by CHANGE_BLUR
+# pixels, differs on average by more than CHANGE_LEVEL grey levels from the frame it was
+# judged on. The blur takes out a camera's shake of a pixel or so and sensor noise (still
+# frames of the synthetic films: at most 7.5 levels); a card laid or turned over, a hand or
+# a camera that moved by a card's width changes a block by 35 or more.
+CHANGE_BLOCK = 8
+CHANGE_BLUR = 2.0
+CHANGE_LEVEL = 15.0
 # Re-crop offsets for re-examining a suspect cell: (dx, dy, scale) in cells.
 RECROPS = ((0.04, 0.0, 1.0), (-0.04, 0.0, 1.0), (0.0, 0.03, 1.04), (0.0, -0.03, 0.96))
 assert len(RECROPS) == VARIANTS
@@ -106,6 +115,23 @@ def _plausible(observation: Observation, lattice: Lattice) -> bool:
     return alien <= PLAUSIBLE_ALIEN_SHARE * len(occupied)
 
 
+def _small_grey(frame: np.ndarray) -> np.ndarray:
+    """The frame in grey at MOTION_WIDTH, for telling motion and change."""
+    scale = MOTION_WIDTH / frame.shape[1]
+    return cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), None, fx=scale, fy=scale,
+                      interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
+def _same_view(small: np.ndarray, before: np.ndarray | None) -> bool:
+    """Whether no block of the picture changed since ``before`` (see CHANGE_LEVEL)."""
+    if before is None or before.shape != small.shape:
+        return False
+    h, w = small.shape
+    blocks = (max(1, w // CHANGE_BLOCK), max(1, h // CHANGE_BLOCK))
+    change = cv2.GaussianBlur(small - before, (0, 0), CHANGE_BLUR)
+    return float(cv2.resize(np.abs(change), blocks, interpolation=cv2.INTER_AREA).max()) <= CHANGE_LEVEL
+
+
 @dataclass
 class Step:
     observation: Observation
@@ -123,6 +149,7 @@ class Pipeline:
     timings: dict[str, float] = field(default_factory=dict)  # the last frame's stages, in ms
     _tracker: GridTracker | None = None
     _previous_small: np.ndarray | None = None
+    _judged_small: np.ndarray | None = None  # the frame the tracked lattice was judged on
     _doubts: int = 0  # quiet frames in a row whose lattice read implausibly
 
     def __post_init__(self) -> None:
@@ -152,8 +179,13 @@ class Pipeline:
         started = time.perf_counter()
         if self._tracker is None:
             self._tracker = GridTracker(calibration=self.calibration, reads_cards=self._reads_cards)
+        small = _small_grey(frame)
         try:
-            lattice = self._tracker.update(frame)
+            if self._tracker.lattice is not None and _same_view(small, self._judged_small):
+                lattice = self._tracker.lattice  # nothing moved: its judgement stands
+            else:
+                lattice = self._tracker.update(frame)
+                self._judged_small = small
             if not lattice.anchored:
                 lattice = self._tracker.set_anchor(self._anchor_readings(frame, lattice)[0])
         except (GridError, TableError) as exc:
@@ -164,7 +196,7 @@ class Pipeline:
         self.timings = {"grid": (grid_done - started) * 1e3}
         observation, empty = self._read(frame, lattice)
         read_done = time.perf_counter()
-        busy = bool(lattice.occluded) or self._moving(frame, lattice)
+        busy = bool(lattice.occluded) or self._moving(small, lattice)
         if not busy and not _plausible(observation, lattice):
             # a lattice that reads its own cards as nothing is a wrong fit being tracked
             # (a wrong pitch or phase snaps as steadily as the right one): fit afresh
@@ -252,17 +284,16 @@ class Pipeline:
         h, w = frame.shape[:2]
         return Observation(cards=cards, uncertain=uncertain, width=w, height=h), empty
 
-    def _moving(self, frame: np.ndarray, lattice: Lattice) -> bool:
+    def _moving(self, small: np.ndarray, lattice: Lattice) -> bool:
         """Whether the maze region changed since the last frame (hands, cards in flight).
         Both frames are compared inside the same box, this frame's: a lattice that moves
         by a few pixels between frames must not look like motion on the table."""
-        scale = MOTION_WIDTH / frame.shape[1]
-        small = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), None, fx=scale, fy=scale,
-                           interpolation=cv2.INTER_AREA).astype(np.float32)
         previous, self._previous_small = self._previous_small, small
         if previous is None or previous.shape != small.shape:
             return False
-        x0, y0, x1, y1 = (int(round(v * scale)) for v in self._maze_box(lattice, frame.shape))
+        width, height = lattice.frame_size
+        scale = small.shape[1] / width
+        x0, y0, x1, y1 = (int(round(v * scale)) for v in self._maze_box(lattice, (height, width)))
         here = (slice(y0, max(y1, y0 + 1)), slice(x0, max(x1, x0 + 1)))
         return float(np.abs(small[here] - previous[here]).mean()) > MOTION_LEVEL
 

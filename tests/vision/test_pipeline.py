@@ -14,7 +14,7 @@ import pytest
 from engine.board import GOAL_CELLS, START_CELL
 from vision.classes import is_half_turn_symmetric
 from vision.classify import Classifier
-from vision.grid import HALF_TURN, Lattice, anchor
+from vision.grid import HALF_TURN, GridTracker, Lattice, anchor
 from vision.pipeline import Pipeline
 from vision.scenes import SceneOptions, table_scene
 
@@ -106,3 +106,24 @@ def test_check_answers_every_photo_and_fails_only_the_bad_one(tmp_path):
     assert len(cells) == len(set(cells))  # each card once, in cards or in uncertain
     assert set(cells) >= {c for c, t in s.cells.items() if t.visible > 0.95}
     assert second["error"] and "Traceback" not in done.stderr
+
+
+def test_a_still_view_keeps_its_lattice_and_a_changed_one_is_judged_again(monkeypatch):
+    """Frames of a fixed camera in which nothing moved (sensor noise, a pixel of shake)
+    keep the lattice judged on the last changed frame; a frame in which something changed
+    (here a card's area darkened, as a hand or a new card would) is judged again."""
+    s = scene(11)
+    pipeline = Pipeline(Classifier())
+    judged = []
+    real_update = GridTracker.update
+    monkeypatch.setattr(GridTracker, "update", lambda self, frame: judged.append(1) or real_update(self, frame))
+    noise = np.random.default_rng(0)
+    frames = [np.clip(s.image + noise.normal(0, 3, s.image.shape), 0, 255).astype(np.uint8) for _ in range(3)]
+    changed = frames[-1].copy()
+    x, y = (int(v) for v in s.cells[START_CELL].corners.mean(0))
+    changed[y - 40:y + 40, x - 30:x + 30] //= 3
+    steps = [pipeline.step(f) for f in frames + [changed]]
+    assert len(judged) == 2  # the first frame and the changed one
+    assert steps[1].lattice is steps[0].lattice or steps[1].lattice.cells == steps[0].lattice.cells
+    seen = [{(c.x, c.y, c.face, c.rotation) for c in step.observation.cards} for step in steps]
+    assert seen[1] and seen[1] == seen[2]
