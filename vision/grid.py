@@ -37,7 +37,10 @@ How ``fit_lattice`` works:
    the sides. Given the classifier's check (``reads_cards``), each score is weighed by
    the share of the lattice's cells that show a whole maze card: a lattice off by a
    tunnel's width or at the wrong pitch crops parts of several cards, which no edge cue
-   tells as surely.
+   tells as surely. When even the best reads few of its cells as cards, its likely
+   corrections are screened by the classifier near the seed and the best grown too: one
+   axis kept and the other's pitch set from the card's aspect, or the harmonics (either
+   axis at half or twice the pitch, the axes swapped), each in every phase they allow.
 4. Occupancy without the classifier: card art is busy (local contrast) and its tunnel
    floors paper-white, tables are neither (lamp gradients, glare and shadows are smooth),
    and each cell is judged by that share of its inner part, faint cells only next to
@@ -48,6 +51,13 @@ How ``fit_lattice`` works:
    into its free east and west neighbours, or whose ends show the table, holds a card
    laid crosswise. Smooth skin-coloured cells (beyond what the table itself shows) are
    occluded: the caller must not trust what it reads there.
+
+5. Centring on the cards (given ``locates_cards``: the pipeline reads each cell from crops
+   shifted along and across and says where its card lies). Growth holds the spacing of
+   the first patch's lines, so a pitch a few percent off there is half a card off eight
+   cells out; the cards found, ring by ring from the maze's middle, refit the lattice
+   (robustly: a neighbour's card read a cell off is left out), the edges then snap it to
+   a pixel with those centres pinned. Kept when it reads at least as many cards.
 
 ``GridTracker`` keeps the lattice between frames: each frame re-snaps the previous lattice
 in a small window (a few hundred probes in the full frame) and re-judges occupancy on a
@@ -65,6 +75,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -170,6 +181,10 @@ class Lattice:
 # What share of a lattice's cells show a whole maze card (the frame, the lattice): the
 # classifier's judgement, which fit_lattice may be given to weigh its hypotheses.
 CardCheck = Callable[[np.ndarray, Lattice], float]
+# Where the cards of these cells lie (the frame, the lattice, the cells): cell -> the card's
+# centre in frame pixels, for the cells whose card was found. The classifier's judgement,
+# which fit_lattice may be given to correct a lattice's drift.
+CardFinder = Callable[[np.ndarray, Lattice, Sequence[Cell]], dict[Cell, np.ndarray]]
 
 
 # =========================================================================== geometry
@@ -489,6 +504,12 @@ class _Work:
         small_density = cv2.resize(self.busy, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
         self.density = cv2.GaussianBlur(small_density, (0, 0), max(h, w) / 160)
 
+    @cached_property
+    def segments(self) -> np.ndarray:
+        """LSD line segments of the shrunk frame (both local hypothesis sources use them)."""
+        h, w = self.grey.shape
+        return tbl.line_segments(tbl.gray(self.small), max(4.0, 0.01 * max(h, w)))
+
 
 def _paper_white(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
     """Tunnel floors: the whitest, least coloured pixels of the card art. Wide floors are
@@ -800,11 +821,8 @@ def _local_hypotheses(work: _Work) -> list[np.ndarray]:
     size and phase is tried on a picture resampled along them (``_LocalPatch``)."""
     small_gray = tbl.gray(work.small)
     h, w = small_gray.shape
-    dy, dx = np.unravel_index(int(np.argmax(work.density)), work.density.shape)
-    seed = np.array([(dx + 0.5) * w / work.density.shape[1], (dy + 0.5) * h / work.density.shape[0]])
-    seg = tbl.line_segments(small_gray, max(4.0, 0.01 * max(h, w)))
-    mid = (seg[:, :2] + seg[:, 2:]) / 2
-    around = seg[np.hypot(mid[:, 0] - seed[0], mid[:, 1] - seed[1]) < max(h, w) / 4]
+    seed, seg, dist = _seed_segments(work)
+    around = seg[dist < max(h, w) / 4]
     if len(around) < 8:
         return []
     a1, a2, _ = tbl.direction_pair(around)
@@ -815,6 +833,23 @@ def _local_hypotheses(work: _Work) -> list[np.ndarray]:
     frame = np.array([[d1[0], d2[0], seed[0]], [d1[1], d2[1], seed[1]], [0, 0, 1.0]])
     big = np.linalg.inv(work.small_from_frame) @ frame
     return [big @ _view_from_cells(p) for p in patch.periodicities()]
+
+
+def _seed_segments(work: _Work) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The busiest spot in the shrunk frame, the frame's line segments, and how far each
+    segment's middle lies from that spot."""
+    seed = apply_homography(work.small_from_frame, [_seed_px(work)])[0]
+    seg = work.segments
+    mid = (seg[:, :2] + seg[:, 2:]) / 2
+    return seed, seg, np.hypot(mid[:, 0] - seed[0], mid[:, 1] - seed[1])
+
+
+def _seed_px(work: _Work) -> np.ndarray:
+    """The busiest spot of the picture (where the maze is), in frame pixels."""
+    h, w = work.busy.shape
+    dy, dx = np.unravel_index(int(np.argmax(work.density)), work.density.shape)
+    seed = ((dx + 0.5) * w / work.density.shape[1], (dy + 0.5) * h / work.density.shape[0])
+    return apply_homography(np.linalg.inv(work.small_from_frame), [seed])[0]
 
 
 def _straighten(work: _Work, seed: np.ndarray, direction: float) -> float:
@@ -860,12 +895,7 @@ def _fold_hypotheses(work: _Work) -> list[np.ndarray]:
     That cue depends on the printing and the light, so it only proposes."""
     small_gray = tbl.gray(work.small)
     h, w = small_gray.shape
-    dy, dx = np.unravel_index(int(np.argmax(work.density)), work.density.shape)
-    cx, cy = (dx + 0.5) * w / work.density.shape[1], (dy + 0.5) * h / work.density.shape[0]
-    seed = np.array([cx, cy], float)
-    seg = tbl.line_segments(small_gray, max(4.0, 0.01 * max(h, w)))
-    mid = (seg[:, :2] + seg[:, 2:]) / 2
-    dist = np.hypot(mid[:, 0] - cx, mid[:, 1] - cy)
+    seed, seg, dist = _seed_segments(work)
     around = seg[dist < max(h, w) / 4]
     if len(around) < 8:
         return []
@@ -1194,14 +1224,17 @@ def _grow(work: _Work, h: np.ndarray) -> tuple[np.ndarray, Refined | None, list[
 
 
 def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibration=None,
-                work_width: int = tbl.WORK_WIDTH, reads_cards: CardCheck | None = None) -> Lattice:
+                work_width: int = tbl.WORK_WIDTH, reads_cards: CardCheck | None = None,
+                locates_cards: CardFinder | None = None) -> Lattice:
     """The card lattice of one frame (BGR), from scratch. ``plane`` (the table stage's
     output) is computed when not given, from ``calibration`` when that is given.
 
     ``reads_cards`` (the pipeline gives the classifier's) says what share of a grown
     hypothesis's cells show a whole maze card; it weighs each hypothesis's score. The
     edge cues can prefer a lattice at twice the pitch, or one a tunnel's width off, whose
-    crops hold parts of several cards: the classifier reads those as nothing."""
+    crops hold parts of several cards: the classifier reads those as nothing. When even
+    the best reads few cards, its likely corrections (``_variants``) are tried too.
+    ``locates_cards`` says where the cards lie; the chosen lattice is refitted on them."""
     if plane is None:
         try:
             plane = tbl.find_plane(frame, calibration=calibration, work_width=work_width)
@@ -1222,6 +1255,8 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
             best = (rank, h, refined)
     if best is None:
         raise GridError("no card lattice fits the edges in this picture")
+    if reads_cards and best[0][0] < SURE_LATTICE * best[0][1]:
+        best = max(best, *_regrown_variants(work, frame, best[1], reads_cards), key=lambda b: b[0])
     _, h, refined = best
     # lone cards (the goals, until the tunnels reach them) are far from where the lattice was
     # refined: pin their centres, refit on everything, judge
@@ -1235,7 +1270,123 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
         result = refine(frame, h, sorted(main), search, occupied=busy, centres=centres)
         if np.isfinite(result.error_px):
             h, refined = result.h, result
-    return judge(work, h, refined.support, refined.error_px)
+    lattice = judge(work, h, refined.support, refined.error_px)
+    if locates_cards is not None:
+        centred = _centred_on_cards(work, frame, lattice, locates_cards, centres)
+        # small or blurred cards can be found too coarsely: keep what reads more cards
+        if centred is not lattice and (reads_cards is None or reads_cards(frame, centred) >= reads_cards(frame, lattice)):
+            return centred
+    return lattice
+
+
+# Rings (cells from the maze's best-surrounded cell) of _centred_on_cards, each refitting
+# the lattice before the next is looked at.
+CENTRE_RINGS = (2.5, 4.5, 8.0, math.inf)
+
+
+def _centred_on_cards(work: _Work, frame: np.ndarray, lattice: Lattice, locates_cards: CardFinder,
+                      lone: Mapping[Cell, np.ndarray]) -> Lattice:
+    """The lattice refitted on where ``locates_cards`` finds each card, ring by ring out
+    from the maze's best-surrounded cell, then snapped to the edges with the cards' centres
+    pinned, and judged again. ``lone``: the centres of lone cards' outlines (the goals),
+    pinned from the start. A lattice grown on card edges keeps the spacing of its first
+    patch: a pitch a few percent off there is half a card off eight cells out, where the
+    edges it snaps to are the wrong ones. Unchanged when too few cards are found."""
+    cells = sorted(lattice.cells - lattice.occluded)
+    if not cells:
+        return lattice
+    seed = max(cells, key=lambda c: sum((c[0] + dx, c[1] + dy) in lattice.cells
+                                        for dx in (-1, 0, 1) for dy in (-1, 0, 1)))
+    found = dict(lone)
+    looked = set(lone)
+    fitted = lattice
+    for reach in CENTRE_RINGS:
+        ring = [c for c in cells if math.dist(c, seed) <= reach and c not in looked]
+        if ring:
+            looked.update(ring)
+            found.update(locates_cards(frame, fitted, ring))
+            fitted = fit_to_centres(fitted, found)
+    if fitted is lattice:
+        return lattice
+    result = refine(frame, fitted.image_from_maze, cells, TRACK_SEARCH, occupied=lattice.cells, centres=found)
+    if np.isfinite(result.error_px) and _sane(result.h, fitted.image_from_maze):
+        return judge(work, result.h, result.support, result.error_px)
+    return judge(work, fitted.image_from_maze, lattice.support, lattice.fit_error_px)
+
+
+def _variants(h: np.ndarray, seed_px: np.ndarray) -> list[np.ndarray]:
+    """Maps (new cell coordinates -> old) that correct a lattice's likely mistakes: one of
+    its axes is kept, as the card's short or its long side, and the other one's pitch set
+    from the card's aspect, in each phase. A lattice whose pitch is wrong on one axis (half
+    cards, two and a half cells a card) reads its cells as nothing, yet its edges can look
+    right: a card's middle line is as straight as its sides."""
+    q = apply_homography(np.linalg.inv(h), [seed_px])[0]
+    ends = apply_homography(h, [q, q + (1, 0), q + (0, 1)])
+    lengths = np.linalg.norm(ends[1:] - ends[0], axis=1)  # pixels per old cell, each axis
+    out = []
+    for kept in (0, 1):  # the old axis whose pitch is kept
+        other = 1 - kept
+        for becomes in (0, 1):  # the new axis it becomes: across the card (x) or along it (y)
+            ratio = PITCH_RATIO if becomes == 0 else 1 / PITCH_RATIO
+            scale = lengths[kept] * ratio / lengths[other]
+            for kept_phase in (0.0, 0.5):
+                for other_phase in (0.0, 0.25, 0.5, 0.75):
+                    v = np.zeros((3, 3))
+                    v[kept, becomes], v[other, 1 - becomes], v[2, 2] = 1.0, scale, 1.0
+                    if np.linalg.det(v) < 0:
+                        v[other, 1 - becomes] = -scale  # a mirrored lattice is never the maze
+                    v[kept, 2], v[other, 2] = kept_phase, other_phase * scale
+                    out.append(v)
+    return out + HARMONICS
+
+
+def _harmonics() -> list[np.ndarray]:
+    """Either axis at half, the same or twice the pitch (in each phase this allows), the
+    axes as they are or swapped: the commonest wrong lattices' corrections."""
+    steps = ((0.5, 0.25), (1.0, 0.0), (1.0, 0.5), (2.0, 0.5), (2.0, -0.5))  # (scale, offset) in old cells
+    out = []
+    for swap in (False, True):
+        i, j = (1, 0) if swap else (0, 1)  # the old axes the new x and y run along
+        for (a, ox), (b, oy) in ((u, v) for u in steps for v in steps):
+            v = np.zeros((3, 3))
+            v[i, 0], v[j, 1], v[2, 2] = a, b * (-1 if swap else 1), 1.0  # keep the handedness
+            v[i, 2], v[j, 2] = ox, oy
+            if not np.allclose(v, np.eye(3)):
+                out.append(v)
+    return out
+
+
+HARMONICS = _harmonics()
+
+
+# A lattice whose cells the classifier surely reads as maze cards at least this share of
+# the time is taken as it is; below, its variants are tried (right lattices read 0.84-1
+# on the bench photos, wrong ones 0.14-0.61).
+SURE_LATTICE = 0.75
+VARIANT_CELLS = 12  # cells near the seed read to screen a variant
+VARIANTS_GROWN = 3
+
+
+def _regrown_variants(work: _Work, frame: np.ndarray, h: np.ndarray, reads_cards: CardCheck) -> list:
+    """The _variants of lattice ``h`` whose cells near the maze's seed the classifier reads
+    best as maze cards, grown and ranked as fit_lattice ranks its hypotheses."""
+    screened = []
+    for v in _variants(h, _seed_px(work)):
+        hv = h @ v
+        if _aspect_plausibility(hv, frame.shape) < 0.3:
+            continue
+        near = _seed_cells(work, hv, reach=2.5)
+        if len(near) >= 3:
+            near = near[::math.ceil(len(near) / VARIANT_CELLS)]
+            screened.append((_card_share(reads_cards, hv, frame, near), hv))
+    screened.sort(key=lambda t: -t[0])
+    out = []
+    for _, hv in screened[:VARIANTS_GROWN]:
+        hg, refined, cells = _grow(work, hv)
+        if refined is not None and cells:
+            score = lattice_score(work, hg)
+            out.append(((score * _card_share(reads_cards, hg, frame, cells), score), hg, refined))
+    return out
 
 
 def _card_share(reads_cards: CardCheck, h: np.ndarray, frame: np.ndarray, cells: list[Cell]) -> float:
@@ -1421,6 +1572,29 @@ def pin_cells(frame: np.ndarray, lattice: Lattice, centres: Mapping[Cell, np.nda
     return replace(lattice, image_from_maze=result.h, cells=lattice.cells | frozenset(centres))
 
 
+def fit_to_centres(lattice: Lattice, centres: Mapping[Cell, np.ndarray]) -> Lattice:
+    """The lattice refitted on where these cells' cards were found (pixels): a projective
+    fit once the cells span five or more both ways, before that an affine correction of
+    the lattice's own frame (its perspective kept, as ``refine`` keeps it for a patch).
+    Robust: a card read a cell off (a neighbour's) is left out. Unchanged when too few."""
+    if len(centres) < 4:
+        return lattice
+    cells = np.array(sorted(centres), np.float64)
+    seen = np.array([centres[tuple(c)] for c in cells.astype(int).tolist()], np.float64)
+    tolerance = 0.12 * lattice.cell_size_px()
+    h = lattice.image_from_maze
+    if len(cells) >= 16 and np.ptp(cells[:, 0]) >= 4 and np.ptp(cells[:, 1]) >= 4:
+        fitted, inliers = cv2.findHomography(cells, seen, cv2.RANSAC, tolerance)
+    else:  # where the old frame puts the cards, as an affine map of the cells
+        old = apply_homography(np.linalg.inv(h), seen)
+        affine, inliers = cv2.estimateAffine2D(cells, old, method=cv2.RANSAC,
+                                               ransacReprojThreshold=0.12)
+        fitted = None if affine is None else h @ np.vstack([affine, (0, 0, 1)])
+    if fitted is None or inliers is None or inliers.sum() < 4 or not _sane(fitted, h):
+        return lattice
+    return replace(lattice, image_from_maze=fitted / fitted[2, 2])
+
+
 def _origins(turn: np.ndarray, starts: list[Cell], goals: list[Cell], cells) -> list[tuple[float, float]]:
     """Where the start may be, in the turned frame: read, or 8 cells west of a goal column."""
     turned = lambda c: apply_homography(turn, [c])[0]
@@ -1485,10 +1659,11 @@ class GridTracker:
     hidden), and every committed card would seem to move."""
 
     def __init__(self, *, calibration=None, work_width: int = tbl.WORK_WIDTH, min_support: float = 0.25,
-                 reads_cards: CardCheck | None = None):
+                 reads_cards: CardCheck | None = None, locates_cards: CardFinder | None = None):
         self.calibration = calibration
         self.work_width = work_width
         self.reads_cards = reads_cards
+        self.locates_cards = locates_cards
         self.min_support = min_support
         self.lattice: Lattice | None = None
         self.refits = 0
@@ -1502,7 +1677,7 @@ class GridTracker:
         if lattice is None:
             self.lattice = None  # should the fit fail, the next frame fits afresh too
             fitted = fit_lattice(frame, calibration=self.calibration, work_width=self.work_width,
-                                 reads_cards=self.reads_cards)
+                                 reads_cards=self.reads_cards, locates_cards=self.locates_cards)
             self.refits += 1
             lattice = _carry_frame(fitted, self._last) if self._last is not None else fitted
         self.lattice = lattice

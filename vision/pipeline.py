@@ -20,7 +20,8 @@ from engine.board import GOAL_CELLS
 from engine.catalogue import STEP, Catalogue, default_catalogue
 
 from .classify import Classifier
-from .grid import GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell, pin_cells
+from .grid import (GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell,
+                   pin_cells)
 from .observation import Observation, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -49,6 +50,11 @@ assert len(RECROPS) == VARIANTS
 # Shifts (cells) of the crops that look for a goal card on its place: up to a card and a
 # quarter along x, where a lattice fitted on a small maze extrapolates worst (8 cells out).
 GOAL_SEARCH = tuple((dx, dy) for dx in np.arange(-1.25, 1.26, 0.25) for dy in (-0.2, 0.0, 0.2))
+# Shifts (cells) of the crops that find where each card lies (_locates_cards): a cross
+# along and across; the classifier reads a card surely within about a fifth of a cell of
+# its middle.
+CENTRE_SHIFTS = tuple((d, 0.0) for d in (-0.3, -0.15, 0.0, 0.15, 0.3)) + tuple(
+    (0.0, d) for d in (-0.3, -0.15, 0.15, 0.3))
 # A goal found this far (cells) from its place pins the lattice there.
 GOAL_PIN_FROM = 0.2
 
@@ -102,6 +108,26 @@ def _recrop(frame: np.ndarray, lattice: Lattice):
 def _sure(reading) -> bool:
     """A reading the classifier is sure of that names a card (not the bare table)."""
     return not reading.uncertain and reading.face is not None
+
+
+def _card_offset(readings) -> tuple[float, float] | None:
+    """Where (cells) a card lies off its cell, from its readings at CENTRE_SHIFTS: the mean
+    shift, along and across, of the sure readings of the card most of them name (a far
+    shift may read the neighbour's card)."""
+    sure = [(r, d) for r, d in zip(readings, CENTRE_SHIFTS) if _sure(r)]
+    if not sure:
+        return None
+    weight: dict = {}
+    for r, _ in sure:
+        weight[r.card] = weight.get(r.card, 0.0) + r.confidence
+    card = max(weight, key=weight.get)
+    offset = []
+    for axis in (0, 1):
+        shifts = [d[axis] for r, d in sure if r.card == card and d[1 - axis] == 0]
+        if not shifts:
+            return None
+        offset.append(float(np.mean(shifts)))
+    return offset[0], offset[1]
 
 
 def _plausible(observation: Observation, lattice: Lattice) -> bool:
@@ -161,7 +187,8 @@ class Pipeline:
         """Read one photo from scratch."""
         started = time.perf_counter()
         try:
-            lattice = fit_lattice(frame, calibration=self.calibration, reads_cards=self._reads_cards)
+            lattice = fit_lattice(frame, calibration=self.calibration, reads_cards=self._reads_cards,
+                                  locates_cards=self._locates_cards)
             readings, goals_at = self._anchor_readings(frame, lattice)
             lattice = anchor(lattice, readings)
             lattice = pin_cells(frame, lattice, {map_cell(lattice.maze_from_fit, c): p for c, p in goals_at.items()})
@@ -178,7 +205,8 @@ class Pipeline:
         """Read the next frame of a fixed camera."""
         started = time.perf_counter()
         if self._tracker is None:
-            self._tracker = GridTracker(calibration=self.calibration, reads_cards=self._reads_cards)
+            self._tracker = GridTracker(calibration=self.calibration, reads_cards=self._reads_cards,
+                                        locates_cards=self._locates_cards)
         small = _small_grey(frame)
         try:
             if self._tracker.lattice is not None and _same_view(small, self._judged_small):
@@ -219,6 +247,18 @@ class Pipeline:
         cells = sorted(lattice.cells)
         readings = self.classifier.classify(cell_crops(frame, lattice, cells, CROP))
         return sum(map(_sure, readings)) / max(len(cells), 1)
+
+    def _locates_cards(self, frame: np.ndarray, lattice: Lattice, cells) -> dict[Cell, np.ndarray]:
+        """Where the cards of these cells lie (frame pixels), for those the classifier
+        finds: each is read from crops shifted along and across (CENTRE_SHIFTS)."""
+        crops = [_moved_crop(frame, lattice, c, dx, dy) for c in cells for dx, dy in CENTRE_SHIFTS]
+        readings = self.classifier.classify(crops)
+        found = {}
+        for i, (x, y) in enumerate(cells):
+            offset = _card_offset(readings[i * len(CENTRE_SHIFTS):(i + 1) * len(CENTRE_SHIFTS)])
+            if offset is not None:
+                found[(x, y)] = lattice.centre((x + offset[0], y + offset[1]))
+        return found
 
     def _anchor_readings(self, frame: np.ndarray, lattice: Lattice) -> tuple[dict, dict]:
         """The sure readings of the lattice's cards in the fit's own frame, to find the start

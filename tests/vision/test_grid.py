@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from engine.board import GOAL_CELLS, START_CELL
+from vision import grid
 from vision.grid import (
     CELL_CORNERS,
     GridError,
@@ -26,6 +27,7 @@ from vision.grid import (
     apply_homography,
     cell_crops,
     fit_lattice,
+    fit_to_centres,
     maze_readings,
     pin_cells,
 )
@@ -296,3 +298,86 @@ def test_a_refit_after_forget_keeps_the_anchored_cell_names():
     assert tracker.refits == 2 and again.anchored and again.half_turn == anchored.half_turn
     assert len(again.cells & anchored.cells) >= 0.9 * len(anchored.cells)
     assert np.abs(again.centre((0, 0)) - anchored.centre((0, 0)) - (3, -2)).max() < 2
+
+
+# --------------------------------------------------------------------------- cards found by reading
+
+
+def card_centres(scene) -> dict:
+    """Where each fully visible card of the scene really lies (its own offset and turn)."""
+    return {c: t.card_corners.mean(0) for c, t in scene.cells.items() if t.visible > 0.95}
+
+
+def worst_centre_error(lattice, scene, within: float = np.inf) -> float:
+    """The largest distance from a card's centre to its cell's centre, in cell widths, over
+    the cards within ``within`` cells of the start."""
+    width = np.linalg.norm(scene.cells[START_CELL].corners[1] - scene.cells[START_CELL].corners[0])
+    return max(np.linalg.norm(lattice.centre(c) - p) for c, p in card_centres(scene).items()
+               if np.hypot(*c) <= within) / width
+
+
+def about(cell, scale):
+    """A lattice map scaling the cells by ``scale`` about ``cell``: a pitch a few percent off."""
+    x, y = cell
+    return np.array([[scale, 0, x * (1 - scale)], [0, scale, y * (1 - scale)], [0, 0, 1.0]])
+
+
+@pytest.mark.parametrize("how_many, within", [(6, 3.0), (None, np.inf)])
+def test_a_lattice_off_in_pitch_is_refitted_on_the_cards_and_ignores_a_neighbours(how_many, within):
+    """With the cards' centres known (a few near the start: an affine correction, right
+    around them; all of them: projective, right everywhere), a lattice 7% off in pitch
+    comes to lie on the cards, even though one cell was given its neighbour's card (a
+    reading a cell off)."""
+    scene = table_scene(np.random.default_rng(503), size=SIZE)
+    truth = truth_lattice(scene)
+    off = replace(truth, image_from_maze=truth.image_from_maze @ about(START_CELL, 1.07))
+    centres = card_centres(scene)
+    chosen = sorted(centres, key=lambda c: abs(c[0]) + abs(c[1]))[:how_many]
+    given = {c: centres[c] for c in chosen}
+    wrong = chosen[1]
+    given[wrong] = truth.centre((wrong[0] + 1, wrong[1]))  # a neighbour's card
+    assert worst_centre_error(off, scene) > 0.3  # the premise: far cells lie a third of a card off
+    refitted = fit_to_centres(off, given)
+    assert worst_centre_error(refitted, scene, within) < 0.12
+    assert fit_to_centres(off, dict(list(given.items())[:3])) is off  # too few to say anything
+
+
+def test_a_fit_that_drifts_is_refitted_on_where_the_cards_are_found():
+    """The cards found where they lie (by the classifier in the pipeline; here the truth,
+    for the cells whose card lies within a fifth of a cell of where the lattice says) pull
+    a lattice that drifts back onto the cards, ring by ring from the maze's middle."""
+    scene = table_scene(np.random.default_rng(503), size=SIZE)
+    centres = card_centres(scene)
+
+    def finds_cards(frame, lattice, cells):
+        near = {}
+        for c in cells:
+            if c in centres and np.linalg.norm(lattice.centre(c) - centres[c]) < 0.2 * lattice.cell_size_px():
+                near[c] = centres[c]
+        return near
+
+    truth = truth_lattice(scene)
+    drifting = replace(truth, image_from_maze=truth.image_from_maze @ about(START_CELL, 0.94))
+    assert worst_centre_error(drifting, scene) > 0.3
+    work = grid._Work(scene.image, 640)
+    judged = grid.judge(work, drifting.image_from_maze, 0.5, 1.0)
+    centred = grid._centred_on_cards(work, scene.image, judged, finds_cards, {})
+    assert worst_centre_error(centred, scene) < 0.12
+
+
+def test_the_variants_of_a_lattice_at_half_the_pitch_with_its_axes_swapped_hold_the_true_one():
+    """A lattice whose x runs along the cards' long side at half their length and whose y
+    runs across them (half cards lying across: nearly a card's shape, straight middle
+    lines) is one of the commonest wrong fits; one of its variants is the true lattice."""
+    scene = table_scene(np.random.default_rng(503), size=SIZE)
+    truth = truth_lattice(scene).image_from_maze
+    wrong = truth @ np.array([[0, 1.0, 0.5], [-0.5, 0, 0.25], [0, 0, 1]])  # and half a card off
+    seed = truth_lattice(scene).centre(START_CELL)
+    points = list(card_centres(scene).values())
+
+    def off(h):  # the median distance of the cards' centres from the centres of their cells
+        pos = apply_homography(np.linalg.inv(h), points)
+        return float(np.median(np.abs(pos - np.round(pos)).max(axis=1)))
+
+    assert off(wrong) > 0.2
+    assert min(off(wrong @ v) for v in grid._variants(wrong, seed)) < 0.05
