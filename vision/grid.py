@@ -9,7 +9,8 @@ rules/saboteur.md from the classifier's readings of the start and the goals.
 How ``fit_lattice`` works:
 
 1. Hypotheses, from two sources. Locally, around the busiest spot of the shrunk frame
-   (where the maze is, and the perspective negligible): the two card-edge directions, a
+   (where the maze is, and the perspective negligible): the two card-edge directions (of
+   the line segments on or at the edge of card pixels, not the table's grain), a
    few card sizes (lone cards, the commonest edge lengths, their halves and doubles),
    and for each the pitch and phase along each axis that make the cells' middle lines
    brightest against their sides: tunnels run along a card's middle lines (every open
@@ -41,8 +42,11 @@ How ``fit_lattice`` works:
    corrections are screened by the classifier near the seed and the best grown too: one
    axis kept and the other's pitch set from the card's aspect, or the harmonics (either
    axis at half or twice the pitch, the axes swapped), each in every phase they allow.
+   When none of those reads well either, lattices are found by reading alone: every card
+   size and phase along the card directions, read at the seed's cell and its neighbours.
 4. Occupancy without the classifier: card art is busy (local contrast) and its tunnel
-   floors paper-white, tables are neither (lamp gradients, glare and shadows are smooth),
+   floors paper-white, tables are neither (lamp gradients, glare and shadows are smooth);
+   on a strongly textured cloth the rock is told from it by colour,
    and each cell is judged by that share of its inner part, faint cells only next to
    clear ones and with art in all four corners. The maze is the largest 4-connected group,
    plus lone cards lying square on their cell (the goals, before the tunnels reach them):
@@ -493,8 +497,13 @@ class _Work:
         self.small, self.f = shrink(frame, width)
         small_gray = tbl.gray(self.small)
         texture = card_texture(small_gray)
-        busy = texture > texture_threshold(texture)
-        self.busy = (busy | _paper_white(self.small, busy)).astype(np.float32)
+        limit = texture_threshold(texture)
+        busy = texture > limit
+        busy |= _paper_white(self.small, busy)
+        # the cards' soft rock on a strongly textured table: unlike the table's colour, and
+        # not smooth either (glare and lamp hot spots are unlike the table too)
+        busy |= _unlike_table(self.small, busy) & (texture > 0.4 * limit)
+        self.busy = busy.astype(np.float32)
         self.grey = small_gray.astype(np.float32)
         self.small_from_frame = frame_to_small(self.f)
         ys, xs = np.nonzero(self.busy)
@@ -506,9 +515,14 @@ class _Work:
 
     @cached_property
     def segments(self) -> np.ndarray:
-        """LSD line segments of the shrunk frame (both local hypothesis sources use them)."""
+        """LSD line segments of the shrunk frame on or at the edge of card pixels (both
+        local hypothesis sources use them): a striped or grained table, or the shadows of
+        a blind, would otherwise outvote the card edges."""
         h, w = self.grey.shape
-        return tbl.line_segments(tbl.gray(self.small), max(4.0, 0.01 * max(h, w)))
+        seg = tbl.line_segments(tbl.gray(self.small), max(4.0, 0.01 * max(h, w)))
+        mid = np.clip(np.rint((seg[:, :2] + seg[:, 2:]) / 2).astype(int), 0, [w - 1, h - 1])
+        near_card = cv2.dilate(self.busy, np.ones((3, 3), np.uint8))
+        return seg[near_card[mid[:, 1], mid[:, 0]] > 0.5]
 
 
 def _paper_white(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
@@ -526,6 +540,27 @@ def _paper_white(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
     b = max(2, int(0.04 * min(h, w)))
     ring = np.concatenate([white[:b].ravel(), white[-b:].ravel(), white[:, :b].ravel(), white[:, -b:].ravel()])
     return white if ring.mean() < 0.15 else np.zeros_like(busy)
+
+
+def _unlike_table(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
+    """Pixels whose chromaticity lies well outside the table's (judged on the frame's
+    border, which is mostly table): the cards' blue-grey rock on a coloured cloth. Where
+    the table is itself strongly textured (grain, stripes of shadow), local contrast is
+    measured against it and the cards' soft watercolour rock falls below; its colour still
+    tells it apart. Chromaticity (each channel's share of the sum) is blind to shadows and
+    lamp gradients, which scale all three channels. On a table of the rock's own colour
+    this finds nothing, and changes nothing."""
+    bgr = small.astype(np.float32) + 1.0
+    chroma = bgr[..., :2] / bgr.sum(axis=2, keepdims=True)
+    h, w = busy.shape
+    b = max(2, int(0.06 * min(h, w)))
+    ring = np.zeros((h, w), bool)
+    ring[:b], ring[-b:], ring[:, :b], ring[:, -b:] = True, True, True, True
+    ring &= ~busy
+    if ring.sum() < 50:
+        return np.zeros_like(busy)
+    distance = np.linalg.norm(chroma - np.median(chroma[ring], axis=0), axis=2)
+    return distance > 1.5 * float(np.percentile(distance[ring], 98)) + 0.01
 
 
 @dataclass(frozen=True, eq=False)
@@ -819,20 +854,63 @@ def _local_hypotheses(work: _Work) -> list[np.ndarray]:
     """Hypotheses from the shrunk frame around the busiest spot (where the maze is), where
     the perspective is negligible: the card edges there give both directions; every card
     size and phase is tried on a picture resampled along them (``_LocalPatch``)."""
-    small_gray = tbl.gray(work.small)
-    h, w = small_gray.shape
-    seed, seg, dist = _seed_segments(work)
-    around = seg[dist < max(h, w) / 4]
-    if len(around) < 8:
+    directions = _card_directions(work)
+    if directions is None:
         return []
-    a1, a2, _ = tbl.direction_pair(around)
-    d1, d2 = (_unit(_straighten(work, seed, a)) for a in (a1, a2))
-    if d1[0] * d2[1] - d1[1] * d2[0] < 0:
-        d2 = -d2
+    seed, d1, d2 = directions
+    h, w = work.grey.shape
     patch = _LocalPatch(work, seed, d1, d2, LOCAL_RADIUS * max(h, w))
     frame = np.array([[d1[0], d2[0], seed[0]], [d1[1], d2[1], seed[1]], [0, 0, 1.0]])
     big = np.linalg.inv(work.small_from_frame) @ frame
     return [big @ _view_from_cells(p) for p in patch.periodicities()]
+
+
+def _card_directions(work: _Work) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The busiest spot of the shrunk frame and the two card-edge directions there (unit
+    vectors, a right-handed pair on the picture), or None when too few edges show."""
+    h, w = work.grey.shape
+    seed, seg, dist = _seed_segments(work)
+    around = seg[dist < max(h, w) / 4]
+    if len(around) < 8:
+        return None
+    a1, a2, _ = tbl.direction_pair(around)
+    d1, d2 = (_unit(_straighten(work, seed, a)) for a in (a1, a2))
+    if d1[0] * d2[1] - d1[1] * d2[0] < 0:
+        d2 = -d2
+    return seed, d1, d2
+
+
+# Card sizes (the short side, frame pixels) and phases (cells, across and along) that
+# _reading_hypotheses tries: steps the classifier's tolerance of a crop off its card
+# (about a fifth of a cell across, a tenth along) covers.
+READ_SIZES = np.exp(np.linspace(math.log(18.0), math.log(160.0), 23))
+READ_PHASES = tuple((px, py) for px in (0.0, 1 / 3, 2 / 3) for py in (0.0, 0.25, 0.5, 0.75))
+READ_KEEP = 3
+
+
+def _reading_hypotheses(work: _Work, frame: np.ndarray, reads_cards: CardCheck) -> list[np.ndarray]:
+    """Lattices found by reading, for a photo whose edges mislead every other hypothesis:
+    along the card-edge directions at the seed, every card size (the long side from the
+    card's aspect) and phase, each way round, is read at the seed's cell; those that read
+    a card there are read on its four neighbours too, and the best READ_KEEP kept."""
+    directions = _card_directions(work)
+    if directions is None:
+        return []
+    _, d1, d2 = directions
+    seed = _seed_px(work)
+    size = (frame.shape[1], frame.shape[0])
+    hits = []
+    for short in READ_SIZES:
+        for across, along in ((d1, d2), (d2, -d1)):
+            x_axis, y_axis = across * short, -along * short * PITCH_RATIO
+            for px, py in READ_PHASES:
+                origin = seed + px * x_axis + py * y_axis
+                h = np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0, 0, 1.0]])
+                if reads_cards(frame, Lattice(h, size, frozenset({(0, 0)}))) > 0:
+                    hits.append(h)
+    cross = frozenset({(1, 0), (-1, 0), (0, 1), (0, -1)})
+    ranked = sorted(((reads_cards(frame, Lattice(h, size, cross)), i) for i, h in enumerate(hits)), reverse=True)
+    return [hits[i] for share, i in ranked[:READ_KEEP] if share >= 0.5]
 
 
 def _seed_segments(work: _Work) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1255,8 +1333,12 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
             best = (rank, h, refined)
     if best is None:
         raise GridError("no card lattice fits the edges in this picture")
-    if reads_cards and best[0][0] < SURE_LATTICE * best[0][1]:
-        best = max(best, *_regrown_variants(work, frame, best[1], reads_cards), key=lambda b: b[0])
+    # a lattice that reads few of its cells as cards: its likely corrections, then lattices
+    # found by reading (each step only when the one before found none better)
+    for more in (lambda: _regrown_variants(work, frame, best[1], reads_cards),
+                 lambda: _grown_and_ranked(work, frame, _reading_hypotheses(work, frame, reads_cards), reads_cards)):
+        if reads_cards and best[0][0] < SURE_LATTICE * best[0][1]:
+            best = max([best, *more()], key=lambda b: b[0])
     _, h, refined = best
     # lone cards (the goals, until the tunnels reach them) are far from where the lattice was
     # refined: pin their centres, refit on everything, judge
@@ -1308,7 +1390,10 @@ def _centred_on_cards(work: _Work, frame: np.ndarray, lattice: Lattice, locates_
             fitted = fit_to_centres(fitted, found)
     if fitted is lattice:
         return lattice
-    result = refine(frame, fitted.image_from_maze, cells, TRACK_SEARCH, occupied=lattice.cells, centres=found)
+    # the edges place the lattice to a pixel; the perspective stays the cards' (a maze
+    # that is nearly a line leaves it loose, and the edges would bend it off the goals)
+    result = refine(frame, fitted.image_from_maze, cells, TRACK_SEARCH, projective=False,
+                    occupied=lattice.cells, centres=found)
     if np.isfinite(result.error_px) and _sane(result.h, fitted.image_from_maze):
         return judge(work, result.h, result.support, result.error_px)
     return judge(work, fitted.image_from_maze, lattice.support, lattice.fit_error_px)
@@ -1380,12 +1465,17 @@ def _regrown_variants(work: _Work, frame: np.ndarray, h: np.ndarray, reads_cards
             near = near[::math.ceil(len(near) / VARIANT_CELLS)]
             screened.append((_card_share(reads_cards, hv, frame, near), hv))
     screened.sort(key=lambda t: -t[0])
+    return _grown_and_ranked(work, frame, [hv for _, hv in screened[:VARIANTS_GROWN]], reads_cards)
+
+
+def _grown_and_ranked(work: _Work, frame: np.ndarray, hypotheses: list[np.ndarray], reads_cards: CardCheck) -> list:
+    """Each hypothesis grown, with fit_lattice's rank: (score x card share, score)."""
     out = []
-    for _, hv in screened[:VARIANTS_GROWN]:
-        hg, refined, cells = _grow(work, hv)
+    for h0 in hypotheses:
+        h, refined, cells = _grow(work, h0)
         if refined is not None and cells:
-            score = lattice_score(work, hg)
-            out.append(((score * _card_share(reads_cards, hg, frame, cells), score), hg, refined))
+            score = lattice_score(work, h)
+            out.append(((score * _card_share(reads_cards, h, frame, cells), score), h, refined))
     return out
 
 
