@@ -5,7 +5,8 @@
 * scenes: synthetic 1080p photos of random legal mazes (unseen seeds; camera pose, tilt,
   lens, light, glare, tables, hands, loose cards, crosswise cards), read from scratch:
   per-card accuracy (a card is right when face and rotation match; a half-turn-symmetric
-  card is right in either rotation), abstentions, wrong readings, boards fully right, and
+  card is right in either rotation) over every card and over the cards a photo can show
+  (wholly in view, under no hand), abstentions, wrong readings, boards fully right, and
   the time of a cold single photo (model loading included);
 * videos: games filmed at 1080p by a fixed camera, hands bringing each card in; every
   frame goes through the pipeline and the tracker: commits that do not match the truth
@@ -53,11 +54,15 @@ def scenes(count: int) -> dict:
     pipeline.observe(first.image)
     cold_ms = (time.perf_counter() - cold_start) * 1e3
     cards = right = wrong = abstained = boards_right = extra = failed = 0
+    readable = readable_right = readable_wrong = hidden = hidden_read = 0
     photo_ms = []
     for k in range(count):
         scene = first if k == 0 else table_scene(np.random.default_rng(SEED + k))
         observation = pipeline.observe(scene.image)
         photo_ms.append(observation.ms)
+        seen = {c for c, t in scene.cells.items() if t.visible > 0.95 and c not in scene.occluded}
+        readable += len(seen)
+        hidden += len(scene.cells) - len(seen)
         if observation.error:
             failed += 1
             cards += len(scene.cells)
@@ -68,7 +73,13 @@ def scenes(count: int) -> dict:
         for cell, truth in scene.cells.items():
             cards += 1
             card = read.get(cell)
-            if card is not None and same_card(card.face, card.rotation, truth.face, truth.rotation):
+            ok = card is not None and same_card(card.face, card.rotation, truth.face, truth.rotation)
+            if cell in seen:
+                readable_right += ok
+                readable_wrong += card is not None and not ok
+            else:
+                hidden_read += card is not None and not ok
+            if ok:
                 right += 1
             elif card is None:
                 abstained += 1
@@ -82,6 +93,11 @@ def scenes(count: int) -> dict:
     return {
         "scenes": count, "cards": cards,
         "per_card_accuracy": round(right / cards, 5),
+        # cards wholly in view and under no hand: what a photo can show
+        "readable_cards": readable, "readable_accuracy": round(readable_right / max(readable, 1), 5),
+        "readable_wrong": readable_wrong,
+        # cards under a hand or partly out of the frame, read as a wrong card (not abstained)
+        "hidden_cards": hidden, "hidden_read_wrongly": hidden_read,
         "abstained": round(abstained / cards, 5),
         "wrong_readings": wrong, "cards_read_where_none_lies": extra,
         "boards_fully_right": round(boards_right / count, 4), "photos_without_a_maze_found": failed,
@@ -141,6 +157,8 @@ def main() -> int:
     print(f"{p['scenes']} photos, {p['cards']} cards: per-card accuracy {p['per_card_accuracy']:.3%}, "
           f"abstained {p['abstained']:.2%}, wrong readings {p['wrong_readings']}, "
           f"cards read where none lies {p['cards_read_where_none_lies']}")
+    print(f"cards wholly in view and under no hand: {p['readable_cards']}, {p['readable_accuracy']:.3%} right, "
+          f"{p['readable_wrong']} read wrongly; of the {p['hidden_cards']} others, {p['hidden_read_wrongly']} read wrongly")
     print(f"boards fully right {p['boards_fully_right']:.1%}; no maze found in {p['photos_without_a_maze_found']}")
     print(f"cold single photo {p['cold_single_photo_ms']:.0f} ms; median photo {p['photo_ms_median']:.0f} ms")
     print(f"{v['videos']} filmed games, {v['frames']} frames, {v['placements_filmed']} placements: "

@@ -524,6 +524,11 @@ class _Work:
         near_card = cv2.dilate(self.busy, np.ones((3, 3), np.uint8))
         return seg[near_card[mid[:, 1], mid[:, 0]] > 0.5]
 
+    @cached_property
+    def directions(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """``_card_directions`` of this frame (two hypothesis sources use them)."""
+        return _card_directions(self)
+
 
 def _paper_white(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
     """Tunnel floors: the whitest, least coloured pixels of the card art. Wide floors are
@@ -549,7 +554,7 @@ def _unlike_table(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
     measured against it and the cards' soft watercolour rock falls below; its colour still
     tells it apart. Chromaticity (each channel's share of the sum) is blind to shadows and
     lamp gradients, which scale all three channels. On a table of the rock's own colour
-    this finds nothing, and changes nothing."""
+    this finds nothing, and changes nothing. Skin's hue is left out."""
     bgr = small.astype(np.float32) + 1.0
     chroma = bgr[..., :2] / bgr.sum(axis=2, keepdims=True)
     h, w = busy.shape
@@ -560,7 +565,8 @@ def _unlike_table(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
     if ring.sum() < 50:
         return np.zeros_like(busy)
     distance = np.linalg.norm(chroma - np.median(chroma[ring], axis=0), axis=2)
-    return distance > 1.5 * float(np.percentile(distance[ring], 98)) + 0.01
+    # a hand is unlike the table too, but it must stay smooth skin for the occlusion test
+    return (distance > 1.5 * float(np.percentile(distance[ring], 98)) + 0.01) & ~_skin_hue(small)
 
 
 @dataclass(frozen=True, eq=False)
@@ -615,12 +621,17 @@ def _skin_shares(mosaic: _Mosaic) -> np.ndarray:
     smooth: the orange goal backs and wood share the hue, but are carved or grained."""
     if mosaic.image is None:
         return np.zeros((mosaic.busy.shape[0], mosaic.busy.shape[2]))
-    ycc = cv2.cvtColor(mosaic.image, cv2.COLOR_BGR2YCrCb).astype(np.int16)
-    y, cr, cb = ycc[..., 0], ycc[..., 1], ycc[..., 2]
-    skin = ((y > 40) & (cr > 138) & (cr < 172) & (cb > 92) & (cb < 122)).astype(np.float32)
+    skin = _skin_hue(mosaic.image).astype(np.float32)
     rows, ch, cols, cw = mosaic.busy.shape
     smooth = 1.0 - mosaic.busy
     return (skin.reshape(rows, ch, cols, cw) * smooth).mean(axis=(1, 3))
+
+
+def _skin_hue(image: np.ndarray) -> np.ndarray:
+    """Pixels of skin's hue (YCrCb), of any lightness but the darkest."""
+    ycc = cv2.cvtColor(image, cv2.COLOR_BGR2YCrCb).astype(np.int16)
+    y, cr, cb = ycc[..., 0], ycc[..., 1], ycc[..., 2]
+    return (y > 40) & (cr > 138) & (cr < 172) & (cb > 92) & (cb < 122)
 
 
 def _is_crosswise(mosaic: _Mosaic, cell: Cell, occupied: set[Cell], bleed: float) -> bool:
@@ -854,7 +865,7 @@ def _local_hypotheses(work: _Work) -> list[np.ndarray]:
     """Hypotheses from the shrunk frame around the busiest spot (where the maze is), where
     the perspective is negligible: the card edges there give both directions; every card
     size and phase is tried on a picture resampled along them (``_LocalPatch``)."""
-    directions = _card_directions(work)
+    directions = work.directions
     if directions is None:
         return []
     seed, d1, d2 = directions
@@ -893,7 +904,7 @@ def _reading_hypotheses(work: _Work, frame: np.ndarray, reads_cards: CardCheck) 
     along the card-edge directions at the seed, every card size (the long side from the
     card's aspect) and phase, each way round, is read at the seed's cell; those that read
     a card there are read on its four neighbours too, and the best READ_KEEP kept."""
-    directions = _card_directions(work)
+    directions = work.directions
     if directions is None:
         return []
     _, d1, d2 = directions

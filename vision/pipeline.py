@@ -11,6 +11,7 @@ frame is busy (a hand over the maze, or motion) so the tracker does not commit f
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
 import cv2
@@ -20,8 +21,7 @@ from engine.board import GOAL_CELLS
 from engine.catalogue import STEP, Catalogue, default_catalogue
 
 from .classify import Classifier
-from .grid import (GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell,
-                   pin_cells)
+from .grid import GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell, pin_cells
 from .observation import Observation, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -117,9 +117,9 @@ def _card_offset(readings) -> tuple[float, float] | None:
     sure = [(r, d) for r, d in zip(readings, CENTRE_SHIFTS) if _sure(r)]
     if not sure:
         return None
-    weight: dict = {}
+    weight = Counter()
     for r, _ in sure:
-        weight[r.card] = weight.get(r.card, 0.0) + r.confidence
+        weight[r.card] += r.confidence
     card = max(weight, key=weight.get)
     offset = []
     for axis in (0, 1):

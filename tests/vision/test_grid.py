@@ -427,6 +427,18 @@ def test_cards_on_a_striped_cloth_are_told_from_it_by_colour():
     assert work.busy[y0 + 4:y1 - 4, x0 + 4:x1 - 4].mean() > 0.9
 
 
+def test_a_hand_on_a_coloured_cloth_is_not_taken_for_card_colour():
+    """A hand is as unlike a green cloth as a card is, but it must stay smooth skin, or
+    the occlusion test would not see it and a hand over the maze would read as cards."""
+    rng = np.random.default_rng(4)
+    image = np.clip(rng.normal((60, 140, 50), 4, (360, 640, 3)), 0, 255).astype(np.uint8)  # green cloth
+    image[100:200, 100:165] = (150, 140, 130)  # a card's blue-grey rock
+    image[100:220, 400:480] = (120, 150, 210)  # a hand
+    unlike = grid._unlike_table(image, np.zeros(image.shape[:2], bool))
+    assert unlike[110:190, 110:155].mean() > 0.95
+    assert unlike[110:210, 410:470].mean() < 0.05
+
+
 def test_the_card_directions_come_from_edges_on_the_cards():
     """In this photo the table's own lines outvote the card edges (17 degrees off, when
     every line segment near the maze counts); only those on or at the edge of card
