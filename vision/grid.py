@@ -61,7 +61,8 @@ How ``fit_lattice`` works:
    the first patch's lines, so a pitch a few percent off there is half a card off eight
    cells out; the cards found, ring by ring from the maze's middle, refit the lattice
    (robustly: a neighbour's card read a cell off is left out), the edges then snap it to
-   a pixel with those centres pinned. Kept when it reads at least as many cards.
+   a pixel with those centres pinned (affinely: the perspective stays the cards'). Kept
+   when it reads at least as many cards.
 
 ``GridTracker`` keeps the lattice between frames: each frame re-snaps the previous lattice
 in a small window (a few hundred probes in the full frame) and re-judges occupancy on a
@@ -1344,12 +1345,13 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
             best = (rank, h, refined)
     if best is None:
         raise GridError("no card lattice fits the edges in this picture")
-    # a lattice that reads few of its cells as cards: its likely corrections, then lattices
-    # found by reading (each step only when the one before found none better)
-    for more in (lambda: _regrown_variants(work, frame, best[1], reads_cards),
-                 lambda: _grown_and_ranked(work, frame, _reading_hypotheses(work, frame, reads_cards), reads_cards)):
-        if reads_cards and best[0][0] < SURE_LATTICE * best[0][1]:
-            best = max([best, *more()], key=lambda b: b[0])
+    # a lattice that reads few of its cells as cards: try its likely corrections, and
+    # failing those, lattices found by reading alone
+    if reads_cards and _reads_poorly(best[0]):
+        best = max([best, *_regrown_variants(work, frame, best[1], reads_cards)], key=lambda b: b[0])
+    if reads_cards and _reads_poorly(best[0]):
+        found = _grown_and_ranked(work, frame, _reading_hypotheses(work, frame, reads_cards), reads_cards)
+        best = max([best, *found], key=lambda b: b[0])
     _, h, refined = best
     # lone cards (the goals, until the tunnels reach them) are far from where the lattice was
     # refined: pin their centres, refit on everything, judge
@@ -1460,6 +1462,11 @@ HARMONICS = _harmonics()
 # on the bench photos, wrong ones 0.14-0.61).
 SURE_LATTICE = 0.75
 VARIANT_CELLS = 12  # cells near the seed read to screen a variant
+
+
+def _reads_poorly(rank: tuple[float, float]) -> bool:
+    """Whether a lattice ranked (score x card share, score) reads under SURE_LATTICE."""
+    return rank[0] < SURE_LATTICE * rank[1]
 VARIANTS_GROWN = 3
 
 
