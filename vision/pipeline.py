@@ -291,7 +291,9 @@ class Pipeline:
     def _find_goals(self, frame: np.ndarray, lattice: Lattice, places: list[Cell]) -> tuple[dict, dict]:
         """Goal cards on these cells, each read from crops shifted along and across (the
         lattice drifts far from where it was fitted): its surest goal reading counts. Also
-        where each goal found GOAL_PIN_FROM or more off its place lies (pixels)."""
+        where each goal found GOAL_PIN_FROM or more off its place lies (pixels): the middle
+        of the shifts that surely read that goal (a goal reads alike over a fifth of a cell
+        or so; the surest of equally sure readings would be the first shift tried)."""
         width, height = lattice.frame_size
         places = [c for c in places if 0 <= (p := lattice.centre(c))[0] < width and 0 <= p[1] < height]
         crops = [_moved_crop(frame, lattice, c, dx, dy) for c in places for dx, dy in GOAL_SEARCH]
@@ -301,7 +303,8 @@ class Pipeline:
             goals = [(r, d) for r, d in zip((next(readings) for _ in GOAL_SEARCH), GOAL_SEARCH)
                      if _sure(r) and is_goal(r.face)]
             if goals:
-                found[(x, y)], (dx, dy) = max(goals, key=lambda g: g[0].confidence)
+                found[(x, y)] = best = max(goals, key=lambda g: g[0].confidence)[0]
+                dx, dy = np.mean([d for r, d in goals if r.face == best.face], axis=0)
                 if max(abs(dx), abs(dy)) >= GOAL_PIN_FROM:
                     at[(x, y)] = lattice.centre((x + dx, y + dy))
         return found, at

@@ -146,3 +146,29 @@ def test_a_card_is_found_in_the_middle_of_the_shifts_that_read_it():
     readings = [reading(seen.get(d)) for d in CENTRE_SHIFTS]
     assert _card_offset(readings) == pytest.approx((0.15, 0.075))
     assert _card_offset([reading(None)] * len(CENTRE_SHIFTS)) is None
+
+
+def test_a_goal_off_its_place_is_found_in_the_middle_of_the_shifts_that_read_it():
+    """A lattice a few percent off in pitch puts a goal most of a card from its place; of
+    the crops shifted along and across, those within a fifth of a cell or so of the card
+    all read it, equally surely: the goal lies in their middle, not at the first of them."""
+    from types import SimpleNamespace
+
+    from vision.pipeline import GOAL_SEARCH
+
+    def reading(face):
+        return SimpleNamespace(face=face, uncertain=face is None, confidence=1.0)
+
+    class Reader:  # the goal card reads alike from the shifts 0.5 to 1.0 along x
+        def restrict_to(self, faces):
+            pass
+
+        def classify(self, crops):
+            return [reading("goal-back" if 0.4 < dx < 1.1 else None) for _ in range(len(crops) // len(GOAL_SEARCH))
+                    for dx, dy in GOAL_SEARCH]
+
+    s = scene(3)
+    lattice = truth_lattice(s)
+    found, at = Pipeline(Reader())._find_goals(s.image, lattice, [(8, 0)])
+    assert found[(8, 0)].face == "goal-back"
+    assert np.allclose(at[(8, 0)], lattice.centre((8.75, 0.0)))
