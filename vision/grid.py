@@ -1334,17 +1334,10 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
             plane = None  # the photo itself may still show the lattice locally
     card_px = _card_px(plane) if plane is not None else 0.0
     work = _Work(frame, _working_width(frame.shape[1], card_px, work_width))
-    best = None
-    for h0 in _hypotheses(plane, work):
-        h, refined, cells = _grow(work, h0)
-        if refined is None or not cells:
-            continue
-        score = lattice_score(work, h)
-        rank = (score * _card_share(reads_cards, h, frame, cells), score) if reads_cards else (score,)
-        if best is None or rank > best[0]:
-            best = (rank, h, refined)
-    if best is None:
+    grown = _grown_and_ranked(work, frame, _hypotheses(plane, work), reads_cards)
+    if not grown:
         raise GridError("no card lattice fits the edges in this picture")
+    best = max(grown, key=lambda b: b[0])
     # a lattice that reads few of its cells as cards: try its likely corrections, and
     # failing those, lattices found by reading alone
     if reads_cards and _reads_poorly(best[0]):
@@ -1486,14 +1479,17 @@ def _regrown_variants(work: _Work, frame: np.ndarray, h: np.ndarray, reads_cards
     return _grown_and_ranked(work, frame, [hv for _, hv in screened[:VARIANTS_GROWN]], reads_cards)
 
 
-def _grown_and_ranked(work: _Work, frame: np.ndarray, hypotheses: list[np.ndarray], reads_cards: CardCheck) -> list:
-    """Each hypothesis grown, with fit_lattice's rank: (score x card share, score)."""
+def _grown_and_ranked(work: _Work, frame: np.ndarray, hypotheses: list[np.ndarray],
+                      reads_cards: CardCheck | None) -> list:
+    """Each hypothesis grown, with fit_lattice's rank: (score x card share, score), or
+    (score,) without a card check."""
     out = []
     for h0 in hypotheses:
         h, refined, cells = _grow(work, h0)
         if refined is not None and cells:
             score = lattice_score(work, h)
-            out.append(((score * _card_share(reads_cards, h, frame, cells), score), h, refined))
+            rank = (score * _card_share(reads_cards, h, frame, cells), score) if reads_cards else (score,)
+            out.append((rank, h, refined))
     return out
 
 
