@@ -1272,9 +1272,14 @@ def _seed_region(work: _Work, h: np.ndarray, reach: float) -> tuple[list[Cell], 
     if not busy:
         return [], busy
     main = _components(busy)[0]
-    seed = max(sorted(main), key=lambda c: sum((c[0] + dx, c[1] + dy) in busy
-                                               for dx in (-1, 0, 1) for dy in (-1, 0, 1)))
+    seed = _best_surrounded(main, busy)
     return [c for c in main if math.hypot(c[0] - seed[0], c[1] - seed[1]) <= reach], busy
+
+
+def _best_surrounded(cells, occupied) -> Cell:
+    """Of ``cells``, the one with the most ``occupied`` cells around it (itself included)."""
+    return max(sorted(cells), key=lambda c: sum((c[0] + dx, c[1] + dy) in occupied
+                                                for dx in (-1, 0, 1) for dy in (-1, 0, 1)))
 
 
 def _align_view_to_cards(seg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1383,8 +1388,7 @@ def _centred_on_cards(work: _Work, frame: np.ndarray, lattice: Lattice, locates_
     cells = sorted(lattice.cells - lattice.occluded)
     if not cells:
         return lattice
-    seed = max(cells, key=lambda c: sum((c[0] + dx, c[1] + dy) in lattice.cells
-                                        for dx in (-1, 0, 1) for dy in (-1, 0, 1)))
+    seed = _best_surrounded(cells, lattice.cells)
     found = dict(lone)
     looked = set(lone)
     fitted = lattice
