@@ -839,6 +839,50 @@ def _spider(img, rng, c, r, s):
         cv2.circle(img, _ip(c + (r * 0.2, -r * 0.1)), max(1, int(r * 0.15 * _ONE)), (230, 230, 230), -1, _AA, _SHIFT)
 
 
+def _cart(img, rng, c, r, s):
+    """A mine cart on its wheels, heaped with rock; the printed cards park them against a wall."""
+    c = np.asarray(c, float)
+    body = np.array((0.45, 0.5, 0.58), float) * 255 * rng.uniform(0.6, 1.15)
+    wheel = (40, 40, 170) if rng.random() < 0.6 else (40, 45, 55)
+    hw, hh = r * 1.1, r * 0.6
+    tub = [c + (-hw, -hh), c + (hw, -hh), c + (hw * 0.8, hh * 0.6), c + (-hw * 0.8, hh * 0.6)]
+    heap = _blob_poly(rng, c - (0, hh), hw * 0.85, hh * 0.7, n=9, jag=0.2)
+    cv2.fillPoly(img, [_ipts(heap)], (70, 78, 86), _AA, _SHIFT)
+    cv2.fillPoly(img, [_ipts(tub)], _col(body), _AA, _SHIFT)
+    cv2.polylines(img, [_ipts(tub)], True, _col(body * 0.4), max(1, int(s)), _AA, _SHIFT)
+    for side in (-0.5, 0.5):
+        cv2.circle(img, _ip(c + (hw * side, hh * 0.75)), int(r * 0.32 * _ONE), wheel, -1, _AA, _SHIFT)
+
+
+def _boots(img, rng, c, r, s):
+    """A pair of boots (or one): a small warm-coloured object in the tunnel."""
+    c = np.asarray(c, float)
+    tone = np.array(((30, 90, 200), (40, 70, 150), (30, 50, 110), (60, 60, 170))[int(rng.integers(4))], float)
+    tone = tone * rng.uniform(0.8, 1.15)
+    for k in range(int(rng.integers(1, 3))):
+        q = c + (k * r * 0.6, k * r * 0.15)
+        boot = [q + (-r * 0.25, -r * 0.8), q + (r * 0.2, -r * 0.8), q + (r * 0.25, r * 0.2), q + (r * 0.7, r * 0.3),
+                q + (r * 0.7, r * 0.6), q + (-r * 0.3, r * 0.6)]
+        cv2.fillPoly(img, [_ipts(boot)], _col(tone), _AA, _SHIFT)
+        cv2.polylines(img, [_ipts(boot)], True, _col(tone * 0.45), max(1, int(s)), _AA, _SHIFT)
+
+
+def _tool(img, rng, c, r, s):
+    """A pickaxe or shovel lying in the tunnel: a wooden shaft and a grey iron head."""
+    c = np.asarray(c, float)
+    a = rng.uniform(0, np.pi)
+    d = np.array([math.cos(a), math.sin(a)])
+    n = np.array([-d[1], d[0]])
+    cv2.line(img, _ip(c - d * r * 1.3), _ip(c + d * r * 1.3), (40, 85, 140), max(1, int(1.6 * s)), _AA, _SHIFT)
+    head = c + d * r * 1.3
+    if rng.random() < 0.5:
+        arc = [head + n * r * 0.9 - d * r * 0.3, head, head - n * r * 0.9 - d * r * 0.3]
+        cv2.polylines(img, [_ipts(arc)], False, (95, 95, 100), max(1, int(2 * s)), _AA, _SHIFT)
+    else:
+        blade = _blob_poly(rng, head + d * r * 0.3, r * 0.45, r * 0.35, n=7, jag=0.05, angle=a)
+        cv2.fillPoly(img, [_ipts(blade)], (110, 112, 118), _AA, _SHIFT)
+
+
 def _pebbles(img, rng, c, r, s, rock_bgr):
     for _ in range(int(rng.integers(1, 3))):
         q = np.asarray(c, float) + rng.normal(0, r * 0.6, 2)
@@ -1005,11 +1049,13 @@ def _draw_path_face(face: Face, style: CardStyle, rng, w: int, h: int):
 
     # decorations: small, in the tunnel near a wall, never across it
     if style.decoration_prob > 0:
-        for kind in ("pebbles", "pebbles", "mouse", "spider", "lantern"):
-            if rng.random() >= style.decoration_prob * (1.0 if kind == "pebbles" else 0.5):
+        for kind in ("pebbles", "pebbles", "mouse", "spider", "lantern", "cart", "boots", "tool"):
+            if rng.random() >= style.decoration_prob * (1.0 if kind == "pebbles" else 0.35):
                 continue
-            r = (0.035 if kind == "pebbles" else 0.045) * w
-            spot = _free_spot(rng, d_tun, r * 1.3, r * 2.2, avoid)
+            r = {"pebbles": 0.035, "cart": 0.09, "boots": 0.075, "tool": 0.07}.get(kind, 0.045) * w
+            # the printed props (carts, boots, tools) often stand over the wall's edge
+            near = 0.5 if kind in ("cart", "boots", "tool") else 1.3
+            spot = _free_spot(rng, d_tun, r * near, r * 2.2, avoid)
             if spot is None:
                 continue
             if kind == "pebbles":
@@ -1018,8 +1064,10 @@ def _draw_path_face(face: Face, style: CardStyle, rng, w: int, h: int):
                 _mouse(out, rng, spot, r, s)
             elif kind == "spider":
                 _spider(out, rng, spot, r * 0.8, s)
-            else:
+            elif kind == "lantern":
                 _lantern(out, spot, 2 * r, s, lit=True)
+            else:
+                {"cart": _cart, "boots": _boots, "tool": _tool}[kind](out, rng, spot, r, s)
             avoid.append((spot, 3 * r))
 
     out = _finish(out, style, rng, bank, w, h)

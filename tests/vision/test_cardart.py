@@ -71,6 +71,21 @@ def test_open_edges_show_tunnel_and_rock_edges_show_rock(face, rotation):
             assert all(level < v - 20 for b, v in levels.items() if shape.open & b)
 
 
+@pytest.mark.parametrize("face_id", ["cross", "t-nes", "straight-ew", "curve-ne", "dead-ns"])
+def test_props_never_close_an_opening(face_id):
+    """Carts, boots and tools may stand over a wall's edge, never on an edge's midpoint."""
+    face = CAT.faces[face_id]
+    crowded = replace(CardStyle.reference(), decoration_prob=1.0)
+    warm = 0
+    for seed in range(12):
+        img = draw_face(face, 0, crowded, np.random.default_rng(seed), SIZE)
+        lum = luminance(img)
+        assert all(lum[edge_box(bit, *SIZE)].mean() > 220 for bit in EDGE_BITS if face.shape(0).open & bit)
+        hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
+        warm += int(((hsv[..., 1] > 120) & ((hsv[..., 0] < 20) | (hsv[..., 0] > 160))).sum() > 10)
+    assert warm >= 3  # red wheels, boots: the props are really drawn
+
+
 @pytest.mark.parametrize("face", MAZE_FACES, ids=lambda f: f.id)
 def test_tunnel_masks_follow_the_catalogue_topology(face):
     """Open edges of one tunnel are joined by its floor, different tunnels never touch,
