@@ -1716,6 +1716,18 @@ def _origins(turn: np.ndarray, starts: list[Cell], goals: list[Cell], cells) -> 
     return out
 
 
+def start_places(goals: Sequence[Cell]) -> list[Cell]:
+    """The cells (in the fit's frame) where the start can lie for these goal cards: both
+    ways round, and every way the goals sit on distinct goal places."""
+    places = set()
+    for turn in (np.eye(3), HALF_TURN):
+        for origin in _origins(turn, [], list(goals), ()):
+            maze_from_fit = translation(-origin[0], -origin[1]) @ turn
+            if len({map_cell(maze_from_fit, g) for g in goals} & set(GOAL_CELLS)) == len(set(goals)):
+                places.add(map_cell(np.linalg.inv(maze_from_fit), (0, 0)))
+    return sorted(places)
+
+
 def is_goal(face: str | None) -> bool:
     """A goal card, face down (its back) or turned over."""
     return bool(face) and (face == "goal-back" or face.startswith("goal-"))

@@ -21,7 +21,8 @@ from engine.board import GOAL_CELLS
 from engine.catalogue import STEP, Catalogue, default_catalogue
 
 from .classify import Classifier
-from .grid import GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell, pin_cells
+from .grid import (GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell, pin_cells,
+                   start_places)
 from .observation import Observation, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -57,6 +58,11 @@ CENTRE_SHIFTS = tuple((d, 0.0) for d in (-0.3, -0.15, 0.0, 0.15, 0.3)) + tuple(
     (0.0, d) for d in (-0.3, -0.15, 0.15, 0.3))
 # A goal found this far (cells) from its place pins the lattice there.
 GOAL_PIN_FROM = 0.2
+# With the start not read on the maze's cells (under a hand, or read unsurely) and not every
+# goal, goal cards are looked for GOAL_REACH cells out around the maze, at half-cell steps: they lie apart from the maze (up to eight cells from the start), where the lattice
+# extrapolates up to a card off and the occupancy test may not see them.
+GOAL_REACH = 9
+HALF_STEPS = ((0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5))
 
 
 def load_reading_parts(model: str | None = None, *, deck: str | None = None, calibration: str | None = None,
@@ -269,31 +275,49 @@ class Pipeline:
         lies square after all (a crosswise card's crop shows no maze card). Goal backs are
         plain and often lie apart from the maze, where the occupancy test can miss them:
         with the start read and no goal, the goal places both ways round are looked at (the
-        start card is symmetric), and once the frame is known, any goal place still empty."""
+        start card is symmetric), and once the frame is known, any goal place still empty.
+        With the start unread, goals are looked for all around the maze (``_goals_around``)
+        and the start wherever those goals could put it; when it is not found and the goals
+        fit their places in more than one way each way round, GridError: a guessed frame
+        would name every cell wrongly."""
         cells = sorted((lattice.cells | lattice.crosswise) - lattice.occluded)
         readings = self.classifier.classify(cell_crops(frame, lattice, cells, CROP))
         sure = {c: r for c, r in zip(cells, readings) if _sure(r)}
         starts = [c for c, r in sure.items() if r.face == "start"]
         found, at = {}, {}
+        if not starts and sum(is_goal(r.face) for r in sure.values()) < len(GOAL_CELLS):
+            found, at = self._goals_around(frame, lattice, [c for c, r in sure.items() if is_goal(r.face)])
         if len(starts) == 1 and not any(is_goal(r.face) for r in sure.values()):
             sx, sy = starts[0]
-            found, at = self._find_goals(frame, lattice, [(sx + turn * gx, sy + turn * gy)
-                                                          for turn in (1, -1) for gx, gy in GOAL_CELLS])
+            found, at = self._find_cards(frame, lattice, [(sx + turn * gx, sy + turn * gy)
+                                                          for turn in (1, -1) for gx, gy in GOAL_CELLS], is_goal)
+        goals = [c for c, r in (sure | found).items() if is_goal(r.face)]
+        if not starts and goals:
+            # goals alone may sit on the goal places in several ways (two goals two apart, or
+            # one): the start, unsure on its cell, is looked for where each way puts it
+            origins = start_places(goals)
+            start, start_at = self._find_cards(frame, lattice, origins, lambda face: face == "start")
+            if len(start) == 1:
+                found, at = found | start, at | start_at
+            elif len(origins) > 2:  # more than one place each way round: a guess would name every cell wrongly
+                raise GridError(f"the start card was not read, and the goal cards read ({len(goals)}) fit the "
+                                "goal places in more than one way: the maze frame is unknown")
         try:
             trial = anchor(lattice, sure | found)
         except GridError:
             return sure, {}
         fit_from_maze = np.linalg.inv(trial.maze_from_fit)
         places = {map_cell(fit_from_maze, g) for g in GOAL_CELLS} - lattice.cells - set(found)
-        more, more_at = self._find_goals(frame, lattice, sorted(places))
+        more, more_at = self._find_cards(frame, lattice, sorted(places), is_goal)
         return sure | found | more, at | more_at
 
-    def _find_goals(self, frame: np.ndarray, lattice: Lattice, places: list[Cell]) -> tuple[dict, dict]:
-        """Goal cards on these cells, each read from crops shifted along and across (the
-        lattice drifts far from where it was fitted): its surest goal reading counts. Also
-        where each goal found GOAL_PIN_FROM or more off its place lies (pixels): the middle
-        of the shifts that surely read that goal (a goal reads alike over a fifth of a cell
-        or so; the surest of equally sure readings would be the first shift tried)."""
+    def _find_cards(self, frame: np.ndarray, lattice: Lattice, places: list[Cell], wanted) -> tuple[dict, dict]:
+        """Goal cards (or the start: ``wanted`` says which faces) on these cells, each read
+        from crops shifted along and across (the lattice drifts far from where it was
+        fitted): its surest wanted reading counts. Also where each card found GOAL_PIN_FROM
+        or more off its place lies (pixels): the middle of the shifts that surely read it (a
+        card reads alike over a fifth of a cell or so; the surest of equally sure readings
+        would be the first shift tried)."""
         width, height = lattice.frame_size
         places = [c for c in places if 0 <= (p := lattice.centre(c))[0] < width and 0 <= p[1] < height]
         crops = [_moved_crop(frame, lattice, c, dx, dy) for c in places for dx, dy in GOAL_SEARCH]
@@ -301,12 +325,45 @@ class Pipeline:
         found, at = {}, {}
         for (x, y) in places:
             goals = [(r, d) for r, d in zip((next(readings) for _ in GOAL_SEARCH), GOAL_SEARCH)
-                     if _sure(r) and is_goal(r.face)]
+                     if _sure(r) and wanted(r.face)]
             if goals:
                 found[(x, y)] = best = max(goals, key=lambda g: g[0].confidence)[0]
                 dx, dy = np.mean([d for r, d in goals if r.face == best.face], axis=0)
                 if max(abs(dx), abs(dy)) >= GOAL_PIN_FROM:
                     at[(x, y)] = lattice.centre((x + dx, y + dy))
+        return found, at
+
+    def _goals_around(self, frame: np.ndarray, lattice: Lattice, known: list[Cell]) -> tuple[dict, dict]:
+        """Goal cards on the cells within GOAL_REACH of the maze, read at HALF_STEPS (so each
+        card is read within a quarter of a cell of its middle), besides the ``known`` ones,
+        as ``_find_cards`` answers: each card's reading on the cell nearest to where it
+        reads, and where it lies when that is GOAL_PIN_FROM or more off the cell."""
+        width, height = lattice.frame_size
+        xs, ys = [x for x, _ in lattice.cells], [y for _, y in lattice.cells]
+        places = [(x, y) for x in range(min(xs) - GOAL_REACH, max(xs) + GOAL_REACH + 1)
+                  for y in range(min(ys) - GOAL_REACH, max(ys) + GOAL_REACH + 1)
+                  if (x, y) not in lattice.cells and 0 <= (p := lattice.centre((x, y)))[0] < width
+                  and 0 <= p[1] < height]
+        spots = [(x + dx, y + dy) for x, y in places for dx, dy in HALF_STEPS]
+        readings = self.classifier.classify([_moved_crop(frame, lattice, c, dx, dy)
+                                             for c in places for dx, dy in HALF_STEPS])
+        cards: list[list] = [[[k], None] for k in known]  # [spots, best reading] per goal card
+        for spot, r in zip(spots, readings):
+            if not (_sure(r) and is_goal(r.face)):
+                continue
+            card = next((c for c in cards if max(abs(spot[0] - c[0][0][0]), abs(spot[1] - c[0][0][1])) < 0.8), None)
+            if card is None:
+                cards.append([[spot], r])
+            else:
+                card[0].append(spot)
+                card[1] = r if card[1] is None else max(card[1], r, key=lambda q: q.confidence)
+        found, at = {}, {}
+        for spots_read, best in cards[len(known):]:
+            middle = np.mean(spots_read, axis=0)
+            cell = (int(round(middle[0])), int(round(middle[1])))
+            found[cell] = best
+            if max(abs(middle[0] - cell[0]), abs(middle[1] - cell[1])) >= GOAL_PIN_FROM:
+                at[cell] = lattice.centre(tuple(middle))
         return found, at
 
     def _read(self, frame: np.ndarray, lattice: Lattice) -> tuple[Observation, set[Cell]]:

@@ -479,3 +479,13 @@ def test_reading_finds_the_lattice_where_the_edges_mislead():
     u, v = (centres[0] - (x0, y0)) / card - 0.5
     assert abs(u - round(u)) < 0.2 and abs(v - round(v)) < 0.12
     assert np.isclose(np.linalg.norm(centres[1] - centres[0]), card[0], rtol=0.1)
+
+
+def test_the_start_lies_wherever_the_goals_read_could_put_it():
+    from vision.grid import start_places
+
+    column = [(8, -2), (8, 0), (8, 2)]
+    assert start_places(column) == [(0, 0), (16, 0)]  # one place each way round
+    assert {(0, 0), (0, 2)} <= set(start_places([(8, 0), (8, 2)])) and len(start_places([(8, 0), (8, 2)])) == 4
+    assert len(start_places([(8, 0), (8, -2), (8, 2), (8, 4)])) == 0  # four goals never fit three places
+    assert len(start_places([(8, 0)])) == 6

@@ -14,7 +14,7 @@ import pytest
 from engine.board import GOAL_CELLS, START_CELL
 from vision.classes import is_half_turn_symmetric
 from vision.classify import Classifier
-from vision.grid import HALF_TURN, GridTracker, Lattice, anchor
+from vision.grid import HALF_TURN, GridTracker, Lattice, anchor, is_goal
 from vision.pipeline import Pipeline
 from vision.scenes import SceneOptions, table_scene
 
@@ -54,6 +54,34 @@ def test_goal_cards_the_lattice_missed_are_found_and_fix_the_frame(pipeline, tur
     assert anchored.half_turn == turn_half
     assert set(GOAL_CELLS) <= anchored.cells
     assert np.allclose(anchored.quad(START_CELL), truth_lattice(s).quad(START_CELL))
+
+
+def without(s, cells):
+    """The scene's photo with these cells' cards taken away (the table's colour painted over)."""
+    image = s.image.copy()
+    table = np.median(np.concatenate([image[:20].reshape(-1, 3), image[-20:].reshape(-1, 3)]), axis=0)
+    for cell in cells:
+        cv2.fillConvexPoly(image, np.round(truth_lattice(s).quad(cell)).astype(np.int32), table.tolist())
+    return image
+
+
+def test_with_the_start_unseen_the_goals_found_around_the_maze_fix_the_frame(pipeline):
+    # the fit saw a few cards beside the start, whose card is gone: no start and no goal on
+    # its cells; the three goal backs lie apart from the maze, found by reading around it
+    s = scene(41)
+    image = without(s, [START_CELL])
+    near = {c for c in s.cells if abs(c[0]) + abs(c[1]) == 1}
+    fit = Lattice(s.image_from_maze, s.image.shape[1::-1], frozenset(near))
+    anchored = anchor(fit, pipeline._anchor_readings(image, fit)[0])
+    assert set(GOAL_CELLS) <= anchored.cells
+    assert np.allclose(anchored.quad((8, 0)), truth_lattice(s).quad((8, 0)), atol=2.0)
+
+
+def test_goals_that_fit_their_places_several_ways_without_the_start_leave_the_frame_unknown(pipeline):
+    s = scene(41)
+    assert not pipeline.observe(without(s, [START_CELL])).error  # three goals in a column: one frame
+    observation = pipeline.observe(without(s, [START_CELL, (8, -2)]))
+    assert "maze frame is unknown" in observation.error and not observation.cards
 
 
 def test_a_cell_judged_crosswise_with_a_card_square_on_it_is_read(pipeline):
@@ -169,6 +197,6 @@ def test_a_goal_off_its_place_is_found_in_the_middle_of_the_shifts_that_read_it(
 
     s = scene(3)
     lattice = truth_lattice(s)
-    found, at = Pipeline(Reader())._find_goals(s.image, lattice, [(8, 0)])
+    found, at = Pipeline(Reader())._find_cards(s.image, lattice, [(8, 0)], is_goal)
     assert found[(8, 0)].face == "goal-back"
     assert np.allclose(at[(8, 0)], lattice.centre((8.75, 0.0)))
