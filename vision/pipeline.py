@@ -372,7 +372,7 @@ class Pipeline:
         crops = dict(zip(cells, cell_crops(frame, lattice, cells, CROP)))
         cropped = time.perf_counter()
         cards, uncertain, empty = read_cells(self.classifier, crops, recrop=_recrop(frame, lattice),
-                                             catalogue=self.catalogue)
+                                             catalogue=self.catalogue, goal_places=frozenset(GOAL_CELLS))
         self.timings.update(crops=(cropped - started) * 1e3, classify=(time.perf_counter() - cropped) * 1e3)
         # a cell judged crosswise holds a card across it unless the classifier surely reads a
         # maze card there, square after all (the crop of a card laid across shows none)

@@ -8,6 +8,10 @@ and from the crop turned half a turn (whose answer maps back through the half-tu
 every class), and the averaged reading decides. A card that is still confidently read
 stays, even if the maze is then illegal: a player may really have laid it wrongly, and
 saying so is the point. What stays unsure is reported as uncertain, never guessed.
+
+Where the cards lie is a prior too: goal cards are laid at set-up on the goal places and
+never played, and no path card can be laid on a goal place. With the maze frame known, a
+goal place is read among the goal cards (or nothing), every other cell among the rest.
 """
 
 from __future__ import annotations
@@ -83,19 +87,22 @@ def _over_copies(reads: dict[Cell, CellRead], catalogue: Catalogue) -> set[Cell]
 
 
 def read_cells(classifier: Classifier, crops: dict[Cell, np.ndarray], *, recrop: Recrop | None = None,
-               catalogue: Catalogue | None = None) -> tuple[list[SeenCard], list[Unsure], set[Cell]]:
-    """Cards, uncertain cells and empty cells from one crop per lattice cell."""
+               catalogue: Catalogue | None = None,
+               goal_places: frozenset[Cell] | None = None) -> tuple[list[SeenCard], list[Unsure], set[Cell]]:
+    """Cards, uncertain cells and empty cells from one crop per lattice cell (in the maze
+    frame, when ``goal_places`` is given)."""
     catalogue = catalogue or default_catalogue()
     cells = list(crops)
     probs, embedding = classifier.run([crops[c] for c in cells])
-    probs = classifier.blend(probs, embedding)
+    place = _place_prior(classifier, catalogue, goal_places)
+    probs = place(cells, classifier.blend(probs, embedding))
     reads = {c: _decide(classifier, c, p, e) for c, p, e in zip(cells, probs, embedding)}
     top2 = np.sort(probs, axis=1)[:, -2:]
     unsure = {c for c, (second, first) in zip(cells, top2) if first - second < MIN_MARGIN}
     suspects = unsure | _edges_conflict(reads, catalogue) | _over_copies(reads, catalogue)
     suspects = [c for c in cells if c in suspects]
     if suspects:
-        reads.update(_reexamine(classifier, suspects, crops, recrop))
+        reads.update(_reexamine(classifier, suspects, crops, recrop, place))
     # the deck's copy counts: what is still over after re-examination cannot all be right
     for cell in _over_copies(reads, catalogue):
         r = reads[cell]
@@ -113,8 +120,27 @@ def read_cells(classifier: Classifier, crops: dict[Cell, np.ndarray], *, recrop:
     return cards, uncertain, empty
 
 
+def _place_prior(classifier: Classifier, catalogue: Catalogue, goal_places: frozenset[Cell] | None):
+    """(cells, probabilities) -> the probabilities with the classes that cannot lie on each
+    cell taken out (and the rest renormalised): goal cards off the goal places, path cards
+    on them. Without the goal places (the maze frame unknown), nothing is taken out."""
+    goal = np.array([c.face is not None and catalogue.face(c.face).kind in ("goal", "goal-back")
+                     for c in classifier.classes])
+    card = np.array([c.face is not None for c in classifier.classes])
+
+    def apply(cells: Sequence[Cell], probs: np.ndarray) -> np.ndarray:
+        if goal_places is None:
+            return probs
+        on_goal_place = np.array([c in goal_places for c in cells])[:, None]
+        allowed = np.where(on_goal_place, goal | ~card, ~goal)
+        kept = probs * allowed
+        return kept / np.maximum(kept.sum(axis=1, keepdims=True), 1e-9)
+
+    return apply
+
+
 def _reexamine(classifier: Classifier, cells: Sequence[Cell], crops: dict[Cell, np.ndarray],
-               recrop: Recrop | None) -> dict[Cell, CellRead]:
+               recrop: Recrop | None, place) -> dict[Cell, CellRead]:
     """Read each suspect again from several crops, one of them turned 180°, and average."""
     turn = np.array(half_turn_index(classifier.classes))
     batch, owners, turned = [], [], []
@@ -128,7 +154,7 @@ def _reexamine(classifier: Classifier, cells: Sequence[Cell], crops: dict[Cell, 
     probs, embedding = classifier.run(batch)
     probs = classifier.blend(probs, embedding)
     # a reading of the turned crop names the turned class: map it back
-    probs = np.where(np.array(turned)[:, None], probs[:, turn], probs)
+    probs = place(owners, np.where(np.array(turned)[:, None], probs[:, turn], probs))
     out = {}
     for cell in cells:
         mine = np.array([o == cell for o in owners])

@@ -122,6 +122,26 @@ def test_reading_cells_uses_the_deck_counts(classifier):
     assert any((u.x, u.y) in ((0, 0), (3, 3)) and u.reason == "conflict" for u in uncertain)
 
 
+def test_goal_cards_are_read_only_on_the_goal_places(classifier):
+    """A stone goal turned over and a curve look alike (a boulder, a cart): where each lies
+    decides what it can be. The same crops swap places and their readings follow the rules."""
+    from engine.board import GOAL_CELLS
+
+    rng = np.random.default_rng(8)
+    clean = Augment.clean()
+    stone = render_cell("goal-stone-ne", 0, rng, augment=clean, style=CardStyle.reference())
+    curve = render_cell("curve-ne", 0, rng, augment=clean, style=CardStyle.reference())
+    faces = lambda cards: {c.cell: c.face for c in cards}
+    places = frozenset(GOAL_CELLS)
+    assert faces(read_cells(classifier, {(8, 2): stone, (3, 1): curve}, goal_places=places)[0]) == {
+        (8, 2): "goal-stone-ne", (3, 1): "curve-ne"}
+    cards, uncertain, _ = read_cells(classifier, {(3, 1): stone, (8, 2): curve}, goal_places=places)
+    assert all(not c.face.startswith("goal") for c in cards if c.cell == (3, 1))
+    assert all(c.cell != (8, 2) or c.face.startswith("goal") for c in cards)
+    # without the maze frame nothing is ruled out
+    assert faces(read_cells(classifier, {(3, 1): stone})[0]) == {(3, 1): "goal-stone-ne"}
+
+
 def test_restricting_to_the_games_deck_never_names_a_missing_face(classifier):
     crops, _ = camera_crops(60, seed=12)
     base = {f.id for f in CATALOGUE.faces.values() if f.set == "base"}
