@@ -1647,7 +1647,7 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice
     laid = lattice.cells | lattice.crosswise | lattice.occluded
     best = None
     for turn in (np.eye(3), HALF_TURN):
-        for origin in _origins(turn, starts, goals, lattice.cells):
+        for origin in _origins(turn, starts, goals):
             shift = translation(-origin[0], -origin[1])
             maze_from_fit = shift @ turn
             placed = {map_cell(maze_from_fit, g) for g in goals}
@@ -1703,7 +1703,7 @@ def fit_to_centres(lattice: Lattice, centres: Mapping[Cell, np.ndarray]) -> Latt
     return replace(lattice, image_from_maze=fitted / fitted[2, 2])
 
 
-def _origins(turn: np.ndarray, starts: list[Cell], goals: list[Cell], cells) -> list[tuple[float, float]]:
+def _origins(turn: np.ndarray, starts: list[Cell], goals: list[Cell]) -> list[tuple[float, float]]:
     """Where the start may be, in the turned frame: read, or 8 cells west of a goal column."""
     turned = lambda c: apply_homography(turn, [c])[0]
     if starts:
@@ -1721,7 +1721,7 @@ def start_places(goals: Sequence[Cell]) -> list[Cell]:
     ways round, and every way the goals sit on distinct goal places."""
     places = set()
     for turn in (np.eye(3), HALF_TURN):
-        for origin in _origins(turn, [], list(goals), ()):
+        for origin in _origins(turn, [], list(goals)):
             maze_from_fit = translation(-origin[0], -origin[1]) @ turn
             if len({map_cell(maze_from_fit, g) for g in goals} & set(GOAL_CELLS)) == len(set(goals)):
                 places.add(map_cell(np.linalg.inv(maze_from_fit), (0, 0)))
