@@ -59,7 +59,8 @@ CENTRE_SHIFTS = tuple((d, 0.0) for d in (-0.3, -0.15, 0.0, 0.15, 0.3)) + tuple(
 # A goal found this far (cells) from its place pins the lattice there.
 GOAL_PIN_FROM = 0.2
 # With the start not read on the maze's cells (under a hand, or read unsurely) and not every
-# goal, goal cards are looked for GOAL_REACH cells out around the maze, at half-cell steps: they lie apart from the maze (up to eight cells from the start), where the lattice
+# goal, goal cards are looked for GOAL_REACH cells out around the maze, at half-cell steps:
+# they lie apart from the maze (up to eight cells from the start), where the lattice
 # extrapolates up to a card off and the occupancy test may not see them.
 GOAL_REACH = 9
 HALF_STEPS = ((0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5))
