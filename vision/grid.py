@@ -43,7 +43,8 @@ How ``fit_lattice`` works:
    axis kept and the other's pitch set from the card's aspect, or the harmonics (either
    axis at half or twice the pitch, the axes swapped), each in every phase they allow.
    When none of those reads well either, lattices are found by reading alone: every card
-   size and phase along the card directions, read at the seed's cell and its neighbours.
+   size and phase along the card directions (and each squared to the other, in case one
+   is off), read at the seed's cell and the cells round it.
 4. Occupancy without the classifier: card art is busy (local contrast) and its tunnel
    floors paper-white, tables are neither (lamp gradients, glare and shadows are smooth);
    on a strongly textured cloth the rock is told from it by colour,
@@ -898,31 +899,43 @@ def _card_directions(work: _Work) -> tuple[np.ndarray, np.ndarray, np.ndarray] |
 READ_SIZES = np.exp(np.linspace(math.log(18.0), math.log(160.0), 23))
 READ_PHASES = tuple((px, py) for px in (0.0, 1 / 3, 2 / 3) for py in (0.0, 0.25, 0.5, 0.75))
 READ_KEEP = 3
+# Card-edge directions further than this from square are each also tried squared to the other.
+SQUARE_WITHIN_DEG = 5.0
 
 
 def _reading_hypotheses(work: _Work, frame: np.ndarray, reads_cards: CardCheck) -> list[np.ndarray]:
     """Lattices found by reading, for a photo whose edges mislead every other hypothesis:
     along the card-edge directions at the seed, every card size (the long side from the
     card's aspect) and phase, each way round, is read at the seed's cell; those that read
-    a card there are read on its four neighbours too, and the best READ_KEEP kept."""
+    a card there are read on the eight cells round it too, and the best READ_KEEP kept
+    (the first found of equals; four neighbours alone tie too often).
+
+    One of the two directions can be wrong (a long tunnel wall or a diagonal run of card
+    corners outvoting a card side among few small cards): unless they are square already,
+    each is also tried with the other squared to it (a camera tilted up to 25 degrees
+    bends a card's right angles by a few degrees at most)."""
     directions = work.directions
     if directions is None:
         return []
     _, d1, d2 = directions
+    pairs = [(d1, d2)]
+    if abs(float(d1 @ d2)) > math.sin(math.radians(SQUARE_WITHIN_DEG)):
+        pairs += [(d1, np.array([-d1[1], d1[0]])), (np.array([d2[1], -d2[0]]), d2)]
     seed = _seed_px(work)
     size = (frame.shape[1], frame.shape[0])
     hits = []
-    for short in READ_SIZES:
-        for across, along in ((d1, d2), (d2, -d1)):
-            x_axis, y_axis = across * short, -along * short * PITCH_RATIO
-            for px, py in READ_PHASES:
-                origin = seed + px * x_axis + py * y_axis
-                h = np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0, 0, 1.0]])
-                if reads_cards(frame, Lattice(h, size, frozenset({(0, 0)}))) > 0:
-                    hits.append(h)
-    cross = frozenset({(1, 0), (-1, 0), (0, 1), (0, -1)})
-    ranked = sorted(((reads_cards(frame, Lattice(h, size, cross)), i) for i, h in enumerate(hits)), reverse=True)
-    return [hits[i] for share, i in ranked[:READ_KEEP] if share >= 0.5]
+    for a1, a2 in pairs:
+        for short in READ_SIZES:
+            for across, along in ((a1, a2), (a2, -a1)):
+                x_axis, y_axis = across * short, -along * short * PITCH_RATIO
+                for px, py in READ_PHASES:
+                    origin = seed + px * x_axis + py * y_axis
+                    h = np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0, 0, 1.0]])
+                    if reads_cards(frame, Lattice(h, size, frozenset({(0, 0)}))) > 0:
+                        hits.append(h)
+    ring = frozenset((x, y) for x in (-1, 0, 1) for y in (-1, 0, 1)) - {(0, 0)}
+    ranked = sorted(((-reads_cards(frame, Lattice(h, size, ring)), i) for i, h in enumerate(hits)))
+    return [hits[i] for share, i in ranked[:READ_KEEP] if -share >= 0.5]
 
 
 def _seed_segments(work: _Work) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -474,11 +474,45 @@ def test_reading_finds_the_lattice_where_the_edges_mislead():
 
     found = grid._reading_hypotheses(work, image, reads_cards)
     assert found
-    h = found[0]
+    assert_on_the_cards(found[0], (x0, y0), card)
+
+
+def assert_on_the_cards(h, corner, card):
+    """Lattice ``h`` has a cell on a card of the block whose north-west corner is at
+    ``corner`` (cards ``card`` pixels, square to the picture), and one card's pitch."""
     centres = apply_homography(h, [(0, 0), (1, 0), (0, 1)])
-    u, v = (centres[0] - (x0, y0)) / card - 0.5
+    u, v = (centres[0] - corner) / card - 0.5
     assert abs(u - round(u)) < 0.2 and abs(v - round(v)) < 0.12
     assert np.isclose(np.linalg.norm(centres[1] - centres[0]), card[0], rtol=0.1)
+
+
+COS30, SIN30 = np.cos(np.radians(30)), np.sin(np.radians(30))
+
+
+@pytest.mark.parametrize("d1, d2", [((COS30, SIN30), (0.0, 1.0)), ((1.0, 0.0), (-SIN30, COS30))])
+def test_reading_squares_a_card_direction_that_is_off(d1, d2):
+    """The two card-edge directions found at the seed, one of them 30 degrees off (a
+    diagonal run of tunnel walls outvoting the card sides among few small cards): the
+    other one squared to the right one gives a lattice on the cards."""
+    image, (x0, y0, x1, y1) = striped_table_with_cards(np.random.default_rng(3))
+    card = ((x1 - x0) / 3, (y1 - y0) / 3)
+    work = grid._Work(image, 960)
+    seed, _, _ = work.directions
+    work.__dict__["directions"] = (seed, np.array(d1), np.array(d2))  # the cached directions, one wrong
+
+    def reads_cards(frame, lattice):  # whole cards where a crop lies on one, square to it
+        hits = []
+        for c in lattice.cells:
+            u, v = (lattice.centre(c) - (x0, y0)) / card - 0.5
+            q = lattice.quad(c)
+            square = all(min(abs(side[0]), abs(side[1])) < 0.1 * card[0] for side in (q[1] - q[0], q[3] - q[0]))
+            hits.append(-0.3 < u < 2.3 and -0.3 < v < 2.3 and abs(u - round(u)) < 0.2 and abs(v - round(v)) < 0.12
+                        and square and np.isclose(lattice.cell_size_px(), card[0], rtol=0.1))
+        return float(np.mean(hits))
+
+    found = grid._reading_hypotheses(work, image, reads_cards)
+    assert found
+    assert_on_the_cards(found[0], (x0, y0), card)
 
 
 def test_the_start_lies_wherever_the_goals_read_could_put_it():
