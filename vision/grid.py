@@ -78,6 +78,7 @@ laid crosswise is hard to see when cards lie on all its sides.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -899,6 +900,9 @@ def _card_directions(work: _Work) -> tuple[np.ndarray, np.ndarray, np.ndarray] |
 READ_SIZES = np.exp(np.linspace(math.log(18.0), math.log(160.0), 23))
 READ_PHASES = tuple((px, py) for px in (0.0, 1 / 3, 2 / 3) for py in (0.0, 0.25, 0.5, 0.75))
 READ_KEEP = 3
+# Card aspects (of PITCH_RATIO) read: a camera tilted up to 25 degrees, or a wide lens off
+# its axis, foreshortens a card's long side or its short one by up to a sixth or so.
+READ_RATIOS = (1.0, 0.85, 1.18)
 # Card-edge directions further than this from square are each also tried squared to the other.
 SQUARE_WITHIN_DEG = 5.0
 
@@ -906,9 +910,10 @@ SQUARE_WITHIN_DEG = 5.0
 def _reading_hypotheses(work: _Work, frame: np.ndarray, reads_cards: CardCheck) -> list[np.ndarray]:
     """Lattices found by reading, for a photo whose edges mislead every other hypothesis:
     along the card-edge directions at the seed, every card size (the long side from the
-    card's aspect) and phase, each way round, is read at the seed's cell; those that read
-    a card there are read on the eight cells round it too, and the best READ_KEEP kept
-    (the first found of equals; four neighbours alone tie too often).
+    card's aspect, or foreshortened: READ_RATIOS) and phase, each way round, is read at
+    the seed's cell; those that read a card there are read on the eight cells round it
+    too, and the best READ_KEEP kept (the first found of equals; four neighbours alone tie
+    too often).
 
     One of the two directions can be wrong (a long tunnel wall or a diagonal run of card
     corners outvoting a card side among few small cards): unless they are square already,
@@ -924,15 +929,14 @@ def _reading_hypotheses(work: _Work, frame: np.ndarray, reads_cards: CardCheck) 
     seed = _seed_px(work)
     size = (frame.shape[1], frame.shape[0])
     hits = []
-    for a1, a2 in pairs:
-        for short in READ_SIZES:
-            for across, along in ((a1, a2), (a2, -a1)):
-                x_axis, y_axis = across * short, -along * short * PITCH_RATIO
-                for px, py in READ_PHASES:
-                    origin = seed + px * x_axis + py * y_axis
-                    h = np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0, 0, 1.0]])
-                    if reads_cards(frame, Lattice(h, size, frozenset({(0, 0)}))) > 0:
-                        hits.append(h)
+    for (a1, a2), ratio, short in itertools.product(pairs, READ_RATIOS, READ_SIZES):
+        for across, along in ((a1, a2), (a2, -a1)):
+            x_axis, y_axis = across * short, -along * short * PITCH_RATIO * ratio
+            for px, py in READ_PHASES:
+                origin = seed + px * x_axis + py * y_axis
+                h = np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0, 0, 1.0]])
+                if reads_cards(frame, Lattice(h, size, frozenset({(0, 0)}))) > 0:
+                    hits.append(h)
     ring = frozenset((x, y) for x in (-1, 0, 1) for y in (-1, 0, 1)) - {(0, 0)}
     ranked = sorted(((-reads_cards(frame, Lattice(h, size, ring)), i) for i, h in enumerate(hits)))
     return [hits[i] for share, i in ranked[:READ_KEEP] if -share >= 0.5]
