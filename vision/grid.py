@@ -900,9 +900,10 @@ def _card_directions(work: _Work) -> tuple[np.ndarray, np.ndarray, np.ndarray] |
 READ_SIZES = np.exp(np.linspace(math.log(18.0), math.log(160.0), 23))
 READ_PHASES = tuple((px, py) for px in (0.0, 1 / 3, 2 / 3) for py in (0.0, 0.25, 0.5, 0.75))
 READ_KEEP = 3
-# Card aspects (of PITCH_RATIO) read: a camera tilted up to 25 degrees, or a wide lens off
-# its axis, foreshortens a card's long side or its short one by up to a sixth or so.
-READ_RATIOS = (1.0, 0.85, 1.18)
+# Card aspects (of PITCH_RATIO) tried where the aspect sets a pitch: a camera tilted up to
+# 25 degrees, or a wide lens off its axis, foreshortens a card's long side or its short one
+# by up to a sixth or so.
+FORESHORTENING = (1.0, 0.85, 1.18)
 # Card-edge directions further than this from square are each also tried squared to the other.
 SQUARE_WITHIN_DEG = 5.0
 
@@ -910,7 +911,7 @@ SQUARE_WITHIN_DEG = 5.0
 def _reading_hypotheses(work: _Work, frame: np.ndarray, reads_cards: CardCheck) -> list[np.ndarray]:
     """Lattices found by reading, for a photo whose edges mislead every other hypothesis:
     along the card-edge directions at the seed, every card size (the long side from the
-    card's aspect, or foreshortened: READ_RATIOS) and phase, each way round, is read at
+    card's aspect, or foreshortened) and phase, each way round, is read at
     the seed's cell; those that read a card there are read on the eight cells round it
     too, and the best READ_KEEP kept (the first found of equals; four neighbours alone tie
     too often).
@@ -929,7 +930,7 @@ def _reading_hypotheses(work: _Work, frame: np.ndarray, reads_cards: CardCheck) 
     seed = _seed_px(work)
     size = (frame.shape[1], frame.shape[0])
     hits = []
-    for (a1, a2), ratio, short in itertools.product(pairs, READ_RATIOS, READ_SIZES):
+    for (a1, a2), ratio, short in itertools.product(pairs, FORESHORTENING, READ_SIZES):
         for across, along in ((a1, a2), (a2, -a1)):
             x_axis, y_axis = across * short, -along * short * PITCH_RATIO * ratio
             for px, py in READ_PHASES:
@@ -1429,26 +1430,27 @@ def _centred_on_cards(work: _Work, frame: np.ndarray, lattice: Lattice, locates_
 def _variants(h: np.ndarray, seed_px: np.ndarray) -> list[np.ndarray]:
     """Maps (new cell coordinates -> old) that correct a lattice's likely mistakes: one of
     its axes is kept, as the card's short or its long side, and the other one's pitch set
-    from the card's aspect, in each phase. A lattice whose pitch is wrong on one axis (half
-    cards, two and a half cells a card) reads its cells as nothing, yet its edges can look
-    right: a card's middle line is as straight as its sides."""
+    from the card's aspect (or foreshortened), in each phase. A lattice whose pitch is
+    wrong on one axis (half cards, two and a half cells a card) reads its cells as nothing,
+    yet its edges can look right: a card's middle line is as straight as its sides."""
     q = apply_homography(np.linalg.inv(h), [seed_px])[0]
     ends = apply_homography(h, [q, q + (1, 0), q + (0, 1)])
     lengths = np.linalg.norm(ends[1:] - ends[0], axis=1)  # pixels per old cell, each axis
     out = []
-    for kept in (0, 1):  # the old axis whose pitch is kept
+    for kept, becomes, aspect in itertools.product((0, 1), (0, 1), FORESHORTENING):
+        # kept: the old axis whose pitch is kept; becomes: the new axis it becomes, across
+        # the card (x) or along it (y)
         other = 1 - kept
-        for becomes in (0, 1):  # the new axis it becomes: across the card (x) or along it (y)
-            ratio = PITCH_RATIO if becomes == 0 else 1 / PITCH_RATIO
-            scale = lengths[kept] * ratio / lengths[other]
-            for kept_phase in (0.0, 0.5):
-                for other_phase in (0.0, 0.25, 0.5, 0.75):
-                    v = np.zeros((3, 3))
-                    v[kept, becomes], v[other, 1 - becomes], v[2, 2] = 1.0, scale, 1.0
-                    if np.linalg.det(v) < 0:
-                        v[other, 1 - becomes] = -scale  # a mirrored lattice is never the maze
-                    v[kept, 2], v[other, 2] = kept_phase, other_phase * scale
-                    out.append(v)
+        ratio = PITCH_RATIO * aspect if becomes == 0 else 1 / (PITCH_RATIO * aspect)
+        scale = lengths[kept] * ratio / lengths[other]
+        for kept_phase in (0.0, 0.5):
+            for other_phase in (0.0, 0.25, 0.5, 0.75):
+                v = np.zeros((3, 3))
+                v[kept, becomes], v[other, 1 - becomes], v[2, 2] = 1.0, scale, 1.0
+                if np.linalg.det(v) < 0:
+                    v[other, 1 - becomes] = -scale  # a mirrored lattice is never the maze
+                v[kept, 2], v[other, 2] = kept_phase, other_phase * scale
+                out.append(v)
     return out + HARMONICS
 
 

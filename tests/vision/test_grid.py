@@ -393,6 +393,26 @@ def test_the_variants_of_a_lattice_at_half_the_pitch_with_its_axes_swapped_hold_
     assert min(off(wrong @ v) for v in grid._variants(wrong, seed)) < 0.05
 
 
+def test_the_variants_of_a_lattice_hold_the_true_one_when_the_cards_look_foreshortened():
+    """Cards seen at a slant look squatter than they are (here 0.85 of their aspect): a
+    variant with that aspect is among those of a lattice whose cells are 0.42 of a card
+    long (no harmonic of which is a card)."""
+    squat = np.array([[50.0, 0, 900], [0, -50.0 * PITCH_RATIO * 0.85, 500], [0, 0, 1]])  # cells -> pixels
+    wrong = squat @ np.array([[1.0, 0, 0.5], [0, 0.42, 0.1], [0, 0, 1]])
+    points = apply_homography(squat, [(x, y) for x in range(-2, 3) for y in range(-2, 3)])
+
+    def off(h):
+        pos = apply_homography(np.linalg.inv(h), points)
+        return float(np.median(np.abs(pos - np.round(pos)).max(axis=1)))
+
+    def pitch_error(h):  # how far the cells' sides are from the cards' (in cards' widths)
+        return float(np.abs(np.abs(h[:2, :2]) - np.abs(squat[:2, :2])).max() / 50.0)
+
+    seed = apply_homography(squat, [(0, 0)])[0]
+    # the phases are tried in quarter cells: within the classifier's tolerance of the cards
+    assert any(off(wrong @ v) < 0.15 and pitch_error(wrong @ v) < 0.02 for v in grid._variants(wrong, seed))
+
+
 def striped_table_with_cards(rng, size=(960, 540), card_short=60, stripes_deg=10.0):
     """A noisy orange cloth striped by a blind's shadows (bands at ``stripes_deg``), with a
     3 x 3 block of cards of one printing square to the picture in the middle: the stripes
