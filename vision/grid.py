@@ -40,11 +40,12 @@ How ``fit_lattice`` works:
    tunnel's width or at the wrong pitch crops parts of several cards, which no edge cue
    tells as surely. When even the best reads few of its cells as cards, its likely
    corrections are screened by the classifier near the seed and the best grown too: one
-   axis kept and the other's pitch set from the card's aspect, or the harmonics (either
-   axis at half or twice the pitch, the axes swapped), each in every phase they allow.
-   When none of those reads well either, lattices are found by reading alone: every card
-   size and phase along the card directions (and each squared to the other, in case one
-   is off), read at the seed's cell and the cells round it.
+   axis kept and the other's pitch set from the card's aspect (as it is or foreshortened),
+   or the harmonics (either axis at half or twice the pitch, the axes swapped), each in
+   every phase they allow. When none of those reads well either, lattices are found by
+   reading alone: every card size, aspect and phase along the card directions (and each
+   squared to the other, in case one is off), read at the seed's cell and the cells round
+   it.
 4. Occupancy without the classifier: card art is busy (local contrast) and its tunnel
    floors paper-white, tables are neither (lamp gradients, glare and shadows are smooth);
    on a strongly textured cloth the rock is told from it by colour,
