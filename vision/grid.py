@@ -912,10 +912,9 @@ SQUARE_WITHIN_DEG = 5.0
 def _reading_hypotheses(work: _Work, frame: np.ndarray, reads_cards: CardCheck) -> list[np.ndarray]:
     """Lattices found by reading, for a photo whose edges mislead every other hypothesis:
     along the card-edge directions at the seed, every card size (the long side from the
-    card's aspect, or foreshortened) and phase, each way round, is read at
-    the seed's cell; those that read a card there are read on the eight cells round it
-    too, and the best READ_KEEP kept (the first found of equals; four neighbours alone tie
-    too often).
+    card's aspect, or foreshortened) and phase, each way round, is read at the seed's
+    cell; those that read a card there are read on the eight cells round it too, and the
+    best READ_KEEP kept (the first found of equals; four neighbours alone tie too often).
 
     One of the two directions can be wrong (a long tunnel wall or a diagonal run of card
     corners outvoting a card side among few small cards): unless they are square already,
@@ -940,8 +939,9 @@ def _reading_hypotheses(work: _Work, frame: np.ndarray, reads_cards: CardCheck) 
                 if reads_cards(frame, Lattice(h, size, frozenset({(0, 0)}))) > 0:
                     hits.append(h)
     ring = frozenset((x, y) for x in (-1, 0, 1) for y in (-1, 0, 1)) - {(0, 0)}
-    ranked = sorted(((-reads_cards(frame, Lattice(h, size, ring)), i) for i, h in enumerate(hits)))
-    return [hits[i] for share, i in ranked[:READ_KEEP] if -share >= 0.5]
+    shares = [reads_cards(frame, Lattice(h, size, ring)) for h in hits]
+    best = sorted(range(len(hits)), key=lambda i: -shares[i])[:READ_KEEP]  # a stable sort: the first of equals
+    return [hits[i] for i in best if shares[i] >= 0.5]
 
 
 def _seed_segments(work: _Work) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -384,13 +384,14 @@ def test_the_variants_of_a_lattice_at_half_the_pitch_with_its_axes_swapped_hold_
     wrong = truth @ np.array([[0, 1.0, 0.5], [-0.5, 0, 0.25], [0, 0, 1]])  # and half a card off
     seed = truth_lattice(scene).centre(START_CELL)
     points = list(card_centres(scene).values())
+    assert off_centre(wrong, points) > 0.2
+    assert min(off_centre(wrong @ v, points) for v in grid._variants(wrong, seed)) < 0.05
 
-    def off(h):  # the median distance of the cards' centres from the centres of their cells
-        pos = apply_homography(np.linalg.inv(h), points)
-        return float(np.median(np.abs(pos - np.round(pos)).max(axis=1)))
 
-    assert off(wrong) > 0.2
-    assert min(off(wrong @ v) for v in grid._variants(wrong, seed)) < 0.05
+def off_centre(h, points):
+    """The median distance (cells) of ``points`` (pixels) from the centres of lattice ``h``'s cells."""
+    pos = apply_homography(np.linalg.inv(h), points)
+    return float(np.median(np.abs(pos - np.round(pos)).max(axis=1)))
 
 
 def test_the_variants_of_a_lattice_hold_the_true_one_when_the_cards_look_foreshortened():
@@ -401,16 +402,13 @@ def test_the_variants_of_a_lattice_hold_the_true_one_when_the_cards_look_foresho
     wrong = squat @ np.array([[1.0, 0, 0.5], [0, 0.42, 0.1], [0, 0, 1]])
     points = apply_homography(squat, [(x, y) for x in range(-2, 3) for y in range(-2, 3)])
 
-    def off(h):
-        pos = apply_homography(np.linalg.inv(h), points)
-        return float(np.median(np.abs(pos - np.round(pos)).max(axis=1)))
-
     def pitch_error(h):  # how far the cells' sides are from the cards' (in cards' widths)
         return float(np.abs(np.abs(h[:2, :2]) - np.abs(squat[:2, :2])).max() / 50.0)
 
     seed = apply_homography(squat, [(0, 0)])[0]
     # the phases are tried in quarter cells: within the classifier's tolerance of the cards
-    assert any(off(wrong @ v) < 0.15 and pitch_error(wrong @ v) < 0.02 for v in grid._variants(wrong, seed))
+    assert any(off_centre(wrong @ v, points) < 0.15 and pitch_error(wrong @ v) < 0.02
+               for v in grid._variants(wrong, seed))
 
 
 def striped_table_with_cards(rng, size=(960, 540), card_short=60, stripes_deg=10.0):
@@ -481,20 +479,27 @@ def test_reading_finds_the_lattice_where_the_edges_mislead():
     the classifier's tolerance of a true card, one of the lattices kept lies on the cards."""
     image, (x0, y0, x1, y1) = striped_table_with_cards(np.random.default_rng(3))
     card = ((x1 - x0) / 3, (y1 - y0) / 3)
-    work = grid._Work(image, 960)
+    found = grid._reading_hypotheses(grid._Work(image, 960), image, block_reader((x0, y0), card))
+    assert found
+    assert_on_the_cards(found[0], (x0, y0), card)
 
+
+def block_reader(corner, card):
+    """A stand-in for the classifier's check on the 3 x 3 block of cards whose north-west
+    corner is at ``corner`` (cards ``card`` pixels, square to the picture): a cell reads as
+    a card where its crop lies on one within the classifier's tolerance (a fifth of a card
+    across, an eighth along), square to it and of its size."""
     def reads_cards(frame, lattice):
         hits = []
         for c in lattice.cells:
-            u, v = (lattice.centre(c) - (x0, y0)) / card - 0.5  # card coordinates of the crop's middle
-            on_card = -0.3 < u < 2.3 and -0.3 < v < 2.3
-            hits.append(on_card and abs(u - round(u)) < 0.2 and abs(v - round(v)) < 0.12
-                        and np.isclose(lattice.cell_size_px(), card[0], rtol=0.1))
+            u, v = (lattice.centre(c) - corner) / card - 0.5  # card coordinates of the crop's middle
+            q = lattice.quad(c)
+            square = all(min(abs(side[0]), abs(side[1])) < 0.1 * card[0] for side in (q[1] - q[0], q[3] - q[0]))
+            hits.append(-0.3 < u < 2.3 and -0.3 < v < 2.3 and abs(u - round(u)) < 0.2 and abs(v - round(v)) < 0.12
+                        and square and np.isclose(lattice.cell_size_px(), card[0], rtol=0.1))
         return float(np.mean(hits))
 
-    found = grid._reading_hypotheses(work, image, reads_cards)
-    assert found
-    assert_on_the_cards(found[0], (x0, y0), card)
+    return reads_cards
 
 
 def assert_on_the_cards(h, corner, card):
@@ -519,18 +524,7 @@ def test_reading_squares_a_card_direction_that_is_off(d1, d2):
     work = grid._Work(image, 960)
     seed, _, _ = work.directions
     work.__dict__["directions"] = (seed, np.array(d1), np.array(d2))  # the cached directions, one wrong
-
-    def reads_cards(frame, lattice):  # whole cards where a crop lies on one, square to it
-        hits = []
-        for c in lattice.cells:
-            u, v = (lattice.centre(c) - (x0, y0)) / card - 0.5
-            q = lattice.quad(c)
-            square = all(min(abs(side[0]), abs(side[1])) < 0.1 * card[0] for side in (q[1] - q[0], q[3] - q[0]))
-            hits.append(-0.3 < u < 2.3 and -0.3 < v < 2.3 and abs(u - round(u)) < 0.2 and abs(v - round(v)) < 0.12
-                        and square and np.isclose(lattice.cell_size_px(), card[0], rtol=0.1))
-        return float(np.mean(hits))
-
-    found = grid._reading_hypotheses(work, image, reads_cards)
+    found = grid._reading_hypotheses(work, image, block_reader((x0, y0), card))
     assert found
     assert_on_the_cards(found[0], (x0, y0), card)
 
