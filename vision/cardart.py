@@ -472,7 +472,7 @@ def _plan_tunnels(face: Face, style: CardStyle, rng: np.random.Generator, w: int
     shifted = {}
     for b in _CYCLE:
         p, d = _mid(b, w, h)
-        off = float(np.clip(rng.normal(0, 0.5 * drift), -0.6 * r0, 0.6 * r0)) if drift else 0.0
+        off = float(np.clip(rng.normal(0, 0.5 * drift), -0.85 * r0, 0.85 * r0)) if drift else 0.0
         shifted[b] = (p + np.array([-d[1], d[0]]) * off, d)
     plans = []
     for t in tunnels:
@@ -492,7 +492,9 @@ def _plan_tunnels(face: Face, style: CardStyle, rng: np.random.Generator, w: int
                     hub = hub - d / (np.linalg.norm(d) + 1e-9) * 0.1 * w
                 hub = hub + rng.normal(0, 0.025 * w, 2) * style.waviness
                 if drift and not others:
-                    hub = hub + rng.uniform(-1, 1, 2) * drift * (1.0 if len(bits) > 2 else 0.5)
+                    # about the card's middle, not the openings': a junction pushed toward
+                    # its closed side leaves the thinnest wall there
+                    hub = centre + rng.uniform(-1, 1, 2) * drift * (1.0 if len(bits) > 2 else 0.5)
             if len(bits) == 2:
                 (p0, d0), (p1, d1) = shifted[bits[0]], shifted[bits[1]]
                 if np.dot(d0, d1) < -0.5:  # straight through

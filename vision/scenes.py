@@ -320,7 +320,11 @@ def _grow(rng: np.random.Generator, n_cards: int, game: str) -> tuple[list[str],
     board = Board.standard(goals, catalogue)
     deck = [f.id for f in catalogue.path_faces(GAME_SETS[game]) for _ in range(f.copies)]
     laid: list[Placement] = []
-    for _ in range(2):  # a second deck when the first runs dry before n_cards
+    # a card with no legal place when drawn goes back and is tried again in a second pass;
+    # no face is laid more often than the deck has copies, as at a real table (the reading
+    # uses the copy counts as a prior)
+    for _ in range(2):
+        left = []
         for i in rng.permutation(len(deck)):
             if len(laid) >= n_cards or board.gold_reached:
                 return goals, laid
@@ -329,6 +333,9 @@ def _grow(rng: np.random.Generator, n_cards: int, game: str) -> tuple[list[str],
                 placement = options[int(rng.integers(len(options)))]
                 board.put(placement)
                 laid.append(placement)
+            else:
+                left.append(deck[i])
+        deck = left
     return goals, laid
 
 

@@ -5,12 +5,14 @@ magenta), which is how these tests look at the picture itself rather than trusti
 renderer's own bookkeeping.
 """
 
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from engine.board import GOAL_CELLS, START_CELL, Board
+from engine.catalogue import default_catalogue
 from vision.augment import Augment
 from vision.scenes import (
     CELL_CORNERS,
@@ -86,11 +88,13 @@ def test_corners_are_the_cell_in_maze_orientation_and_card_corners_lie_near_them
 @pytest.mark.parametrize("seed", range(8))
 def test_mazes_are_legal_and_the_board_is_what_is_drawn(seed):
     rng = np.random.default_rng(seed)
-    board, laid = grow_maze(rng, 30, "saboteur2" if seed % 2 else "saboteur")
+    board, laid = grow_maze(rng, 60, "saboteur2" if seed % 2 else "saboteur")
     replay = Board.standard([board.hidden_goals.get(c) or board.at(c).face for c in GOAL_CELLS])
     for p in laid:
         assert replay.check(p).legal, str(replay.check(p))
         replay.put(p)
+    catalogue = default_catalogue()
+    assert all(n <= catalogue.face(face).copies for face, n in Counter(p.face for p in laid).items())
     scene = table_scene(np.random.default_rng(100 + seed), size=SMALL, cards=(10, 40))
     placed = {p.cell: (p.face, p.rotation) for p in scene.board.placements()}
     assert placed == {c: (t.face, t.rotation) for c, t in scene.cells.items()}
