@@ -174,7 +174,7 @@ def _hls(h, l, s):
     return cardart._hls_bgr(h, l, s)
 
 
-def _table(rng, w, h, aug: Augment) -> np.ndarray:
+def table_texture(rng, w, h, aug: Augment) -> np.ndarray:
     if aug.table_colour is not None:
         return np.broadcast_to(np.array(aug.table_colour, np.float32) / 255.0, (h, w, 3)).copy()
     kind = aug.tables[int(rng.integers(len(aug.tables)))]
@@ -190,8 +190,8 @@ def _table(rng, w, h, aug: Augment) -> np.ndarray:
         grain = 0.5 + 0.5 * np.sin(2 * np.pi * (across + bend + 0.02 * along) / period)
         grain = grain ** rng.uniform(1, 4)
         dark = _hls(rng.uniform(15, 38), rng.uniform(0.12, 0.45), rng.uniform(0.35, 0.75))
-        light = dark * rng.uniform(1.15, 1.6)
-        img = dark + (light - dark) * (1 - grain)[..., None]
+        pale = dark * rng.uniform(1.15, 1.6)
+        img = dark + (pale - dark) * (1 - grain)[..., None]
         if rng.random() < 0.6:  # seams between boards
             board = rng.uniform(0.25, 0.8) * w
             seam = np.abs(((across + rng.uniform(0, board)) % board) - board / 2) > board / 2 - 1.0
@@ -239,7 +239,7 @@ def _paste(canvas, cover, rgba, cx, cy, angle_deg, contact=0.35):
     np.maximum(cover[y0:y1, x0:x1], a, out=cover[y0:y1, x0:x1])
 
 
-def _wear(rgba: np.ndarray, rng) -> np.ndarray:
+def wear(rgba: np.ndarray, rng) -> np.ndarray:
     """A played card: bent, creased, dirty, scratched, corners rounded and whitened."""
     h, w = rgba.shape[:2]
     out = rgba.copy()
@@ -308,7 +308,7 @@ def _draw_hand(canvas, rng, win_c, win_wh, ppm, mode: str, reach: float = 0.14):
             tips.append(tip)
             cv2.line(mask, cardart._ip(tip), cardart._ip(tip - d * 140 * ppm), 255,
                      max(1, int(fw * rng.uniform(0.9, 1.1))), cv2.LINE_AA, cardart._SHIFT)
-        return _shade_hand(canvas, rng, mask, fw, d, tips)
+        return shade_skin(canvas, rng, mask, fw, d, tips)
     # cover: palm over the cell, fingers spread toward one side, a thumb
     c = np.asarray(win_c) + rng.uniform(-0.25, 0.25, 2) * np.array([pw, ph])
     ang = rng.uniform(0, 2 * np.pi)
@@ -329,10 +329,10 @@ def _draw_hand(canvas, rng, win_c, win_wh, ppm, mode: str, reach: float = 0.14):
              max(1, int(fw * 1.1)), cv2.LINE_AA, cardart._SHIFT)
     cv2.line(mask, cardart._ip(c), cardart._ip(c - d * 150 * ppm), 255, max(1, int(palm[0] * 1.6)),
              cv2.LINE_AA, cardart._SHIFT)  # the wrist and arm
-    return _shade_hand(canvas, rng, mask, fw, d, tips)
+    return shade_skin(canvas, rng, mask, fw, d, tips)
 
 
-def _shade_hand(canvas, rng, mask, fw, d, tips):
+def shade_skin(canvas, rng, mask, fw, d, tips):
     ch, cw = canvas.shape[:2]
     tone = np.array(SKIN_TONES[int(rng.integers(len(SKIN_TONES)))], np.float32) / 255.0
     tone = tone * rng.uniform(0.85, 1.12) * (1 + rng.normal(0, 0.04, 3)).astype(np.float32)
@@ -364,7 +364,7 @@ def _shade_hand(canvas, rng, mask, fw, d, tips):
     canvas[:] = canvas * (1 - a)[..., None] + np.clip(skin, 0, 1) * a[..., None]
 
 
-def _light(canvas, cover, rng, aug: Augment):
+def light(canvas, cover, rng, aug: Augment):
     ch, cw = canvas.shape[:2]
     xs = np.linspace(-1, 1, cw, dtype=np.float32)[None, :]
     ys = np.linspace(-1, 1, ch, dtype=np.float32)[:, None]
@@ -507,7 +507,7 @@ class _Centre:
     art: np.ndarray | None = None  # a picture of the face to use instead of drawing it
 
 
-def _art_rgba(art: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+def picture_rgba(art: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """A caller's picture of a card (BGR, BGRA or grey, portrait, any size) as BGRA at size."""
     art = np.asarray(art)
     if art.dtype != np.uint8 or art.ndim not in (2, 3) or (art.ndim == 3 and art.shape[2] not in (3, 4)):
@@ -530,7 +530,7 @@ def _render(centre: _Centre, rng, out_size, catalogue: Catalogue, aug: Augment, 
     gap = rng.uniform(*aug.gap_mm)
     pitch = ((CARD_MM[0] + gap) * g.ppm, (CARD_MM[1] + gap) * g.ppm)
     win_c = (cw / 2, ch / 2)
-    canvas = _table(rng, cw, ch, aug)
+    canvas = table_texture(rng, cw, ch, aug)
     cover = np.zeros((ch, cw), np.float32)
 
     def jitter():
@@ -553,7 +553,7 @@ def _render(centre: _Centre, rng, out_size, catalogue: Catalogue, aug: Augment, 
     card = None
     angle, shift = 0.0, (0.0, 0.0)
     if centre.kind == "face" and centre.art is not None:
-        card = _art_rgba(centre.art, g.card)
+        card = picture_rgba(centre.art, g.card)
     elif centre.kind == "face":
         face = catalogue.face(centre.face_id)
         st = style if style is not None else CardStyle.sample(rng)
@@ -574,13 +574,13 @@ def _render(centre: _Centre, rng, out_size, catalogue: Catalogue, aug: Augment, 
         card = np.dstack(cardart._back_rgba(rng, g.card))
     if card is not None:
         if rng.random() < aug.p_wear:
-            card = _wear(card, rng)
+            card = wear(card, rng)
         dx, dy, da = jitter()
         _paste(canvas, cover, np.ascontiguousarray(card), win_c[0] + dx + shift[0], win_c[1] + dy + shift[1],
                angle + da)
 
     if aug.light_gradient > 0 or aug.p_glare > 0 or aug.p_shadow > 0:
-        _light(canvas, cover, rng, aug)
+        light(canvas, cover, rng, aug)
     if centre.hand == "cover":
         _draw_hand(canvas, rng, win_c, pitch, g.ppm, "cover")
     elif rng.random() < aug.p_hand:

@@ -34,6 +34,7 @@ from engine.board import Board, Cell, Placement
 from engine.catalogue import default_catalogue
 from vision import augment, cardart
 from vision.cardart import CARD_MM, CardStyle, draw_face
+from vision.printed import PrintedDeck
 
 # A printing deliberately unlike every trained style: sandy brown rock, yellowed narrow
 # tunnels, heavy walls. Used to show what deck calibration buys.
@@ -472,21 +473,6 @@ class _Card:
         return _card_outline(self.centre_mm, self.angle_deg)
 
 
-def _draw_maze_face(rng, face_id: str, rotation: int, style: CardStyle, size, p_wear: float) -> np.ndarray:
-    rgba = cardart.draw_face_rgba(default_catalogue().face(face_id), rotation, style, rng, size)
-    return augment._wear(rgba, rng) if rng.random() < p_wear else rgba
-
-
-def _draw_loose(rng, kind: str, style: CardStyle, size, game: str) -> np.ndarray:
-    if kind == "action":
-        return np.dstack(cardart._action_rgba(rng, size))
-    if kind == "back":
-        return np.dstack(cardart._back_rgba(rng, size))
-    faces = default_catalogue().path_faces(GAME_SETS[game])
-    face = faces[int(rng.integers(len(faces)))]
-    return cardart.draw_face_rgba(face, 0, style, rng, size)
-
-
 def _render_table(rng, camera: SceneCamera, opts: SceneOptions, around_mm) -> np.ndarray:
     """The bare table (float32 BGR 0..1) as the ideal photo shows it: a texture drawn on the
     table plane at a modest resolution, then seen in perspective."""
@@ -495,7 +481,7 @@ def _render_table(rng, camera: SceneCamera, opts: SceneOptions, around_mm) -> np
     span = hi - lo
     ppm = min(0.8 * camera.px_per_mm(around_mm), math.sqrt(1.2e6 / (span[0] * span[1])))
     tw, th = max(16, int(span[0] * ppm)), max(16, int(span[1] * ppm))
-    texture = augment._table(rng, tw, th, opts.light)
+    texture = augment.table_texture(rng, tw, th, opts.light)
     # texture pixel (u, v) shows table point (lo.x + u/ppm, hi.y - v/ppm): rows run south
     texture_to_plane = np.array([[1 / ppm, 0, lo[0]], [0, -1 / ppm, hi[1]], [0, 0, 1]])
     m = camera.plane_to_image @ texture_to_plane
@@ -519,7 +505,7 @@ def _glare(image: np.ndarray, cover: np.ndarray, rng, strength: tuple[float, flo
 
 def _hand_mask(shape, centre, angle: float, ppm: float, rng) -> tuple[np.ndarray, float, np.ndarray, list]:
     """A flat hand reaching in along ``angle`` (palm at ``centre``, arm running out of the
-    frame): its mask, finger width, direction and fingertips, for ``augment._shade_hand``."""
+    frame): its mask, finger width, direction and fingertips, for ``augment.shade_skin``."""
     mask = np.zeros(shape[:2], np.uint8)
     d = np.array([math.cos(angle), math.sin(angle)])
     n = np.array([-d[1], d[0]])
@@ -623,6 +609,7 @@ class _Table:
     sensor: _Sensor
     light_seed: int
     mixed: bool
+    printed: PrintedDeck | None = None  # a real printing's pictures, used for the faces it has
     maze_poses: dict[Cell, tuple[tuple[float, float], float]] = field(default_factory=dict)
     maze_sprites: dict[tuple, np.ndarray] = field(default_factory=dict)
     distractors: list[_Card] = field(default_factory=list)
@@ -643,9 +630,28 @@ class _Table:
         key = (cell, face, rotation)
         if key not in self.maze_sprites:
             style = CardStyle.sample(self.rng, self.opts.style_split) if self.mixed else self.style
-            self.maze_sprites[key] = _draw_maze_face(self.rng, face, rotation, style, self.sprite_size(centre),
-                                                     self.opts.p_wear)
+            rgba = self.face_sprite(face, rotation, self.sprite_size(centre), style)
+            self.maze_sprites[key] = augment.wear(rgba, self.rng) if self.rng.random() < self.opts.p_wear else rgba
         return _Card(self.maze_sprites[key], centre, angle)
+
+    def face_sprite(self, face: str, rotation: int, size, style: CardStyle | None = None) -> np.ndarray:
+        """A card face (BGRA) as this table's deck shows it: the printing's picture where
+        there is one, else drawn in ``style`` (the table's by default)."""
+        if self.printed is not None and face in self.printed.faces:
+            return augment.picture_rgba(self.printed.picture(face, rotation, self.rng), size)
+        return cardart.draw_face_rgba(default_catalogue().face(face), rotation, style or self.style, self.rng, size)
+
+    def loose_sprite(self, kind: str, size) -> np.ndarray:
+        """A card off the maze: an action card, a card back or a path card."""
+        if kind == "action" and self.printed is not None and self.printed.actions:
+            pictures = self.printed.actions
+            return augment.picture_rgba(pictures[int(self.rng.integers(len(pictures)))], size)
+        if kind == "action":
+            return np.dstack(cardart._action_rgba(self.rng, size))
+        if kind == "back":
+            return np.dstack(cardart._back_rgba(self.rng, size))
+        faces = default_catalogue().path_faces(GAME_SETS[self.game])
+        return self.face_sprite(faces[int(self.rng.integers(len(faces)))].id, 0, size)
 
     def cell_truth(self, cell: Cell, face: str, rotation: int, shake=None) -> CellTruth:
         to_image = self.camera.plane_to_image if shake is None else shake @ self.camera.plane_to_image
@@ -674,7 +680,7 @@ class _Table:
         for card in list(self.distractors) + cards:
             _paste(image, cover, card.rgba, self.camera.plane_to_image @ card.sprite_to_plane())
         lamp = np.random.default_rng(self.light_seed)
-        augment._light(image, cover, lamp, self.opts.light)
+        augment.light(image, cover, lamp, self.opts.light)
         if lamp.random() < self.opts.p_glare:
             _glare(image, cover, lamp, self.opts.glare)
         return image
@@ -683,7 +689,8 @@ class _Table:
         return self.camera.project(card.outline_mm())
 
 
-def _lay_table(rng, opts: SceneOptions, game: str, size, maze_cells: list[Cell], style: CardStyle | None) -> _Table:
+def _lay_table(rng, opts: SceneOptions, game: str, size, maze_cells: list[Cell], style: CardStyle | None,
+               printed: PrintedDeck | None = None) -> _Table:
     gap = rng.uniform(*opts.gap_mm)
     pitch = (CARD_MM[0] + gap, CARD_MM[1] + gap)
     cells = np.array(maze_cells, float)
@@ -694,7 +701,7 @@ def _lay_table(rng, opts: SceneOptions, game: str, size, maze_cells: list[Cell],
     bare = _render_table(rng, camera, opts, centre)
     chosen = style or CardStyle.sample(rng, opts.style_split)
     return _Table(rng, opts, game, pitch, chosen, camera, bare, _Sensor.sample(rng, opts),
-                  int(rng.integers(2 ** 31)), rng.random() < opts.p_mixed_style)
+                  int(rng.integers(2 ** 31)), rng.random() < opts.p_mixed_style, printed)
 
 
 def _far_from_maze(point_mm, table: _Table, cells: list[Cell], margin: float) -> bool:
@@ -744,7 +751,7 @@ def _scatter_distractors(rng, table: _Table, cells: list[Cell]) -> None:
         if p is None:
             break
         kind = kinds[int(rng.integers(len(kinds)))]
-        rgba = _draw_loose(rng, kind, table.style, table.sprite_size(p), table.game)
+        rgba = table.loose_sprite(kind, table.sprite_size(p))
         table.distractors.append(_Card(rgba, (float(p[0]), float(p[1])), rng.uniform(0, 360)))
 
 
@@ -772,17 +779,18 @@ def _count(rng, cards) -> int:
 def table_scene(rng: np.random.Generator, *, cards: int | tuple[int, int] = (10, 40),
                 size: tuple[int, int] = (1920, 1080), game: str = "saboteur", hand: bool | None = None,
                 crosswise: bool | None = None, style: CardStyle | None = None,
-                options: SceneOptions | None = None) -> Scene:
+                options: SceneOptions | None = None, printed: PrintedDeck | None = None) -> Scene:
     """A photo of a table with a random legal maze of ``cards`` path cards (a number or a
     range), and its ground truth. ``hand``/``crosswise`` force a hand over the maze or a
-    card laid crosswise on (True) or off (False); None leaves it to chance."""
+    card laid crosswise on (True) or off (False); None leaves it to chance. ``printed``:
+    lay the cards from a real printing's pictures (the faces it has; the rest are drawn)."""
     opts = options or SceneOptions()
     board, _ = grow_maze(rng, _count(rng, cards), game)
     if rng.random() < opts.p_reveal:
         _reveal_one_goal(rng, board)
     on_table = _maze_cards(board)
     cells = sorted(on_table)
-    table = _lay_table(rng, opts, game, size, cells, style)
+    table = _lay_table(rng, opts, game, size, cells, style, printed)
     _scatter_distractors(rng, table, cells)
 
     laid = [table.maze_card(c, *on_table[c]) for c in cells]
@@ -794,7 +802,7 @@ def table_scene(rng: np.random.Generator, *, cards: int | tuple[int, int] = (10,
             faces = default_catalogue().path_faces(GAME_SETS[game])
             face = faces[int(rng.integers(len(faces)))]
             centre = (cell[0] * table.pitch[0] + rng.uniform(-2, 2), cell[1] * table.pitch[1] + rng.uniform(-2, 2))
-            sprite = cardart.draw_face_rgba(face, 0, table.style, rng, table.sprite_size(centre))
+            sprite = table.face_sprite(face.id, 0, table.sprite_size(centre))
             crosswise_cards[cell] = _Card(sprite, centre, float(rng.choice([90.0, -90.0]) + rng.uniform(-3, 3)))
     ideal = table.compose(laid + list(crosswise_cards.values()))
 
@@ -826,7 +834,7 @@ def _hand_over_maze(rng, ideal: np.ndarray, table: _Table, cells: list[Cell], ex
 
 def _shade_hand(rng, ideal: np.ndarray, centre, angle: float, ppm: float) -> np.ndarray:
     mask, fw, d, tips = _hand_mask(ideal.shape, centre, angle, ppm, rng)
-    augment._shade_hand(ideal, rng, mask, fw, d, tips)
+    augment.shade_skin(ideal, rng, mask, fw, d, tips)
     return mask
 
 
@@ -851,11 +859,12 @@ def _shake(rng, px: float, centre) -> np.ndarray:
 def table_video(rng: np.random.Generator, *, start_cards: int | tuple[int, int] = (4, 14),
                 moves: int | tuple[int, int] = (3, 5), frames_per_move: int = 6, still_frames: int = 3,
                 size: tuple[int, int] = (1280, 720), game: str = "saboteur", shake_px: float = 0.4,
-                options: SceneOptions | None = None) -> TableVideo:
+                options: SceneOptions | None = None, printed: PrintedDeck | None = None) -> TableVideo:
     """Frames of a game: a maze of ``start_cards`` path cards, then ``moves`` placements.
     Each move is ``frames_per_move`` frames (a hand brings the card in from off the maze,
     lays it, withdraws) followed by ``still_frames`` frames of the settled table. The camera
-    is fixed; it shakes by about ``shake_px``. No crosswise card: every move is a real one."""
+    is fixed; it shakes by about ``shake_px``. No crosswise card: every move is a real one.
+    ``printed`` as for ``table_scene``."""
     opts = options or SceneOptions()
     n_start, n_moves = _count(rng, start_cards), _count(rng, moves)
     goals, laid = _grow(rng, n_start + n_moves, game)
@@ -863,7 +872,7 @@ def table_video(rng: np.random.Generator, *, start_cards: int | tuple[int, int] 
     moves_list = laid[len(laid) - n_moves:]
     boards = [_replay(goals, laid[:len(laid) - n_moves + k]) for k in range(n_moves + 1)]
     all_cells = sorted(_maze_cards(boards[-1]))
-    table = _lay_table(rng, opts, game, size, all_cells, None)
+    table = _lay_table(rng, opts, game, size, all_cells, None, printed)
     _scatter_distractors(rng, table, all_cells)
 
     frames: list[VideoFrame] = []

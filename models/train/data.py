@@ -9,10 +9,7 @@ the same for a seed whatever the number of workers.
 
 from __future__ import annotations
 
-import json
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -20,48 +17,9 @@ import numpy as np
 from engine.catalogue import default_catalogue
 from vision import augment
 from vision.classes import EMPTY, OTHER, CardClass, card_classes
+from vision.printed import Scan, load_scans
 
 CHUNK = 256
-
-
-@dataclass(frozen=True)
-class Scan:
-    face: str
-    rotation: int  # the rotation the scan is drawn in
-    image: np.ndarray  # BGR or BGRA
-
-
-def load_scans(folder: str | Path, split: str | None = None) -> list[Scan]:
-    """Scans listed in ``manifest.json`` of a folder; entries without a face id are skipped.
-
-    ``split`` keeps evaluation honest: for every face with several scans, the last one is
-    'test' and the others are 'train'; a face scanned once is 'train' only.
-    """
-    root = Path(folder)
-    manifest = root / "manifest.json"
-    if not manifest.is_file():
-        raise FileNotFoundError(f"{root} has no manifest.json mapping scans to face ids")
-    catalogue = default_catalogue()
-    scans = []
-    for entry in json.loads(manifest.read_text("utf-8")):
-        face = entry.get("face")
-        if face not in catalogue.faces:
-            continue
-        image = cv2.imread(str(root / entry["file"]), cv2.IMREAD_UNCHANGED)
-        if image is None:
-            continue
-        if image.ndim == 2:
-            image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-        scans.append(Scan(face, int(entry.get("rotation_as_drawn", 0)), image))
-    if split is None:
-        return scans
-    last = {scan.face: i for i, scan in enumerate(scans)}
-    several = {face for face in last if sum(s.face == face for s in scans) > 1}
-    if split == "test":
-        return [s for i, s in enumerate(scans) if s.face in several and last[s.face] == i]
-    return [s for i, s in enumerate(scans) if not (s.face in several and last[s.face] == i)]
-
-
 PRESETS = {"train": augment.Augment(), "camera": augment.Augment.camera()}
 
 
