@@ -4,9 +4,11 @@ Per cell the tracker keeps what is committed and what it has been seeing lately.
 different reading becomes a candidate; the candidate is committed when it has been seen
 in every frame for ``hold_s`` seconds and at least ``min_frames`` frames, none of them
 busy. A busy frame (motion over the maze, a hand, an occluded cell) resets every
-candidate, so nothing is ever committed while hands move; an uncertain cell keeps its
-committed content. Because a commit needs a full quiet hold, a still board never
-flip-flops.
+candidate, so nothing is ever committed while hands move; something lying still that is
+no maze card (a loose card over a cell's corner) holds back only the cells round it; an
+uncertain cell keeps its committed content. Because a commit needs a full quiet hold, a
+still board never flip-flops. Cards that steady just after the first view belong to it,
+unless hands were at work in between: then they were laid.
 
 Commits become events carrying the engine's verdict: a card placed (judged against the
 maze as it was), a card removed (a rockfall), a goal reached by a tunnel, a goal turned
@@ -75,9 +77,22 @@ class MazeTracker:
         view: dict[Cell, Content] = {c.cell: (c.face, c.rotation) for c in seen.cards}
         view.update({cell: None for cell in empty})
         unsure = {(u.x, u.y) for u in seen.uncertain}
-        if busy or any(u.reason in ("occluded", "not-a-maze-card") for u in seen.uncertain):
+        if busy or any(u.reason == "occluded" for u in seen.uncertain):
             self._candidates.clear()
+            if self.board is not None:  # hands at work: what steadies after this was laid, not there all along
+                self._settled_at = min(self._settled_at, now - self.settle_s)
             return []
+        # Something that is no maze card lies still on a cell (a loose card over its corner, a
+        # card back, a sleeve): the cells round it wait, the rest of the maze does not (a
+        # moving hand makes the frame busy instead).
+        alien = [(u.x, u.y) for u in seen.uncertain if u.reason == "not-a-maze-card"]
+        if alien:
+            def near(c: Cell) -> bool:
+                return any(max(abs(c[0] - a[0]), abs(c[1] - a[1])) <= 1 for a in alien)
+
+            view = {c: v for c, v in view.items() if not near(c)}
+            for cell in [c for c in self._candidates if near(c)]:
+                del self._candidates[cell]
         committed = {} if self.board is None else {p.cell: (p.face, p.rotation) for p in self.board.placements()}
         ready: dict[Cell, Content] = {}
         for cell, content in view.items():
