@@ -97,6 +97,7 @@ class CardStyle:
     paper_grain: float = 0.02
     swell: float = 0.0  # how much wider than at the edges a tunnel gets inside the card
     drift: float = 0.0  # how far (of the width) openings and junctions stray from the middle
+    boulders: float = 0.0  # how likely big stones lie on the rock masses (the printed cards have them)
 
     @classmethod
     def reference(cls) -> CardStyle:
@@ -166,6 +167,7 @@ class CardStyle:
             paper_grain=u(0.0, 0.07),
             swell=u(0.0, 0.5) if rng.random() < 0.5 else u(0.0, 0.1),
             drift=u(0.0, 0.22) if rng.random() < 0.5 else u(0.0, 0.05),
+            boulders=u(0.0, 0.8) if rng.random() < 0.6 else 0.0,
         )
 
 
@@ -1034,20 +1036,25 @@ def _draw_path_face(face: Face, style: CardStyle, rng, w: int, h: int):
     # on the printed expansion: they must survive a webcam's 40-pixel-wide view of a card.
     r = 0.16 * w / max(1, face.crystals) ** 0.5  # several crystals share the rock
     placed = []
+    inner = d_tun.copy()  # a crystal wholly on the card, not cut off by its edge
+    m = int(math.ceil(r))
+    inner[:m], inner[-m:], inner[:, :m], inner[:, -m:] = 0, 0, 0, 0
     for _ in range(face.crystals):
         # a crystal sits on a tunnel wall; on a crowded card the keep-out zones shrink
         # rather than the crystal going missing (it is what tells crystal-dead-e from dead-e)
         lo, hi = 0.5 * s, 2.5 * s
-        spot = _free_spot(rng, d_tun, lo, hi, avoid)
+        spot = _free_spot(rng, inner, lo, hi, avoid)
         if spot is None:
-            spot = _free_spot(rng, d_tun, lo, hi, [(p, 0.18 * w) for p in mids] + [(p, 2 * r) for p in placed])
+            spot = _free_spot(rng, inner, lo, hi, [(p, 0.18 * w) for p in mids] + [(p, 2 * r) for p in placed])
         if spot is None:
-            spot = _free_spot(rng, d_tun, lo, hi, [(p, 1.6 * r) for p in placed])
+            spot = _free_spot(rng, inner, lo, hi, [(p, 2 * r) for p in placed])
         if spot is None:
             break
         _crystal(out, rng, spot, r, s)
         placed.append(spot)
-        avoid.append((spot, 2.2 * r))
+        avoid.append((spot, 3 * r))
+
+    _rock_decorations(out, rng, tunnel, style, avoid, w, s)
 
     # decorations: small, in the tunnel near a wall, never across it
     if style.decoration_prob > 0:
@@ -1074,6 +1081,44 @@ def _draw_path_face(face: Face, style: CardStyle, rng, w: int, h: int):
 
     out = _finish(out, style, rng, bank, w, h)
     return out, tuple(masks)
+
+
+def _rock_decorations(out, rng, tunnel: np.ndarray, style: CardStyle, avoid: list, w: int, s: float) -> None:
+    """What the printed cards show on the rock rather than in the tunnels: big brown-grey
+    stones lying on the rock masses (up to a fifth of the card wide, often against a wall),
+    and small coloured bits (a broken cart's red wreckage, a gem's chip) on a wall's edge.
+    Neither ever reaches into a tunnel far enough to narrow it, so neither changes the topology,
+    and a classifier must learn to look past them."""
+    if style.boulders <= 0 and style.decoration_prob <= 0:
+        return
+    d_rock = cv2.distanceTransform((tunnel <= 127).astype(np.uint8), cv2.DIST_L2, 3)
+    for _ in range(3):
+        if rng.random() >= style.boulders * 0.6:
+            break
+        r = w * rng.uniform(0.06, 0.12)
+        # the middle inside the rock, the stone at most grazing the wall band
+        spot = _free_spot(rng, d_rock, r * 0.9, r * 3.0, avoid)
+        if spot is None:
+            break
+        tone = np.array((80, 92, 104)) * rng.uniform(0.75, 1.25) + rng.normal(0, 6, 3)
+        _boulder(out, rng, spot, r, s, tone=tone)
+        second, r2 = spot + rng.normal(0, 0.5 * r, 2), r * rng.uniform(0.5, 0.8)
+        x2, y2 = int(np.clip(second[0], 0, w - 1)), int(np.clip(second[1], 0, d_rock.shape[0] - 1))
+        if rng.random() < 0.4 and d_rock[y2, x2] >= 0.9 * r2:  # a second stone leaning on the first
+            _boulder(out, rng, second, r2, s, tone=tone * 0.95)
+        avoid.append((spot, r * 1.6))
+    if rng.random() < style.decoration_prob * 0.4:
+        r = w * rng.uniform(0.025, 0.05)
+        spot = _free_spot(rng, d_rock, 1.0, r * 0.8, avoid)
+        if spot is not None:
+            colour = np.array(((40, 60, 200), (40, 120, 225), (150, 60, 120), (160, 110, 220))[int(rng.integers(4))])
+            for _ in range(int(rng.integers(1, 4))):  # a few shards
+                q = spot + rng.normal(0, 0.6 * r, 2)
+                poly = _blob_poly(rng, q, r * rng.uniform(0.4, 0.9), r * rng.uniform(0.3, 0.6), n=6, jag=0.3,
+                                  angle=rng.uniform(0, np.pi))
+                cv2.fillPoly(out, [_ipts(poly)], _col(colour * rng.uniform(0.8, 1.1)), _AA, _SHIFT)
+                cv2.polylines(out, [_ipts(poly)], True, _col(colour * 0.45), 1, _AA, _SHIFT)
+            avoid.append((spot, 3 * r))
 
 
 def _emboss(img: np.ndarray, mask: np.ndarray, w: int, depth: float, light=(-1.0, -1.0)) -> np.ndarray:

@@ -299,7 +299,10 @@ def test_start_and_gold_show_their_features_in_the_middle():
 
 def gem_components(img):
     hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV)
-    gem = ((hsv[..., 1] > 110) & (hsv[..., 2] > 80)).astype(np.uint8)
+    # saturated well beyond the card's own rock (on a tinted rock a gem's glow alone is as
+    # saturated as a gem on grey rock, and would join two gems into one component)
+    floor = max(110.0, float(np.median(hsv[..., 1])) + 90)
+    gem = ((hsv[..., 1] > floor) & (hsv[..., 2] > 80)).astype(np.uint8)
     n, _, stats, _ = cv2.connectedComponentsWithStats(gem, connectivity=8)
     return [a for a in stats[1:, cv2.CC_STAT_AREA] if a >= 12]
 

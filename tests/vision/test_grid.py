@@ -372,7 +372,9 @@ def test_a_fit_that_drifts_is_refitted_on_where_the_cards_are_found():
     work = grid._Work(scene.image, 640)
     judged = grid.judge(work, drifting.image_from_maze, 0.5, 1.0)
     centred = grid._centred_on_cards(work, scene.image, judged, finds_cards, {})
-    assert worst_centre_error(centred, scene) < 0.12
+    # each card lies up to 3 mm / 3 degrees off its place, so even the true lattice is off
+    # the cards (0.07 of a card on this scene): centring comes within 0.07 of that
+    assert worst_centre_error(centred, scene) < worst_centre_error(truth, scene) + 0.07
 
 
 def test_the_variants_of_a_lattice_at_half_the_pitch_with_its_axes_swapped_hold_the_true_one():
