@@ -1647,7 +1647,7 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice
     relate to the maze (as they are, or turned half a turn), the one that puts the most
     goal readings on goal places wins, then the one with more goals east of the start; the
     start fixes the origin (or, unseen, a goal place 8 cells toward the maze, preferring
-    one where a card lies). With no goal read, the half turn that puts more of the maze
+    one where it may lie unread: see ``may_hide_start``). With no goal read, the half turn that puts more of the maze
     between the start and the goal column wins (the maze grows toward the goals).
 
     The returned lattice is in the maze frame: its crops are north-up in the maze. The
@@ -1664,7 +1664,6 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice
     if not starts and not goals:
         raise GridError("neither the start card nor a goal card was read: the maze frame is unknown")
     lattice = replace(lattice, cells=lattice.cells | frozenset(goals))
-    laid = lattice.cells | lattice.crosswise | lattice.occluded
     best = None
     for turn in (np.eye(3), HALF_TURN):
         for origin in _origins(turn, starts, goals):
@@ -1675,11 +1674,12 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice
             # says which way the maze runs; with two goals read, the start's cell (a card,
             # even if not read) tells which goal places they hold
             east = sum(map_cell(maze_from_fit, g)[0] > 0 for g in goals)
-            origin_laid = map_cell(np.linalg.inv(maze_from_fit), (0, 0)) in laid
+            origin_possible = may_hide_start(lattice, faces, map_cell(np.linalg.inv(maze_from_fit), (0, 0)))
             # with no goal read, the maze's shape decides: it grows from the start toward the
             # goal column, so most of its cards lie between the two
             toward = sum(0 <= map_cell(maze_from_fit, c)[0] <= GOAL_COLUMN for c in lattice.cells)
-            score = (len(placed & set(GOAL_CELLS)), east, origin_laid, bool(starts), toward, -abs(turn[0, 0] - 1))
+            score = (len(placed & set(GOAL_CELLS)), east, origin_possible, bool(starts), toward,
+                     -abs(turn[0, 0] - 1))
             if best is None or score > best[0]:
                 best = (score, maze_from_fit, turn is HALF_TURN)
     _, maze_from_fit, half = best
@@ -1736,11 +1736,20 @@ def _origins(turn: np.ndarray, starts: list[Cell], goals: list[Cell]) -> list[tu
     return out
 
 
-def start_places(goals: Sequence[Cell]) -> list[Cell]:
-    """The cells (in the fit's frame) where the start can lie for these goal cards: both
-    ways round, and every way the goals sit on distinct goal places."""
+def may_hide_start(lattice: Lattice, faces: Mapping[Cell, str | None], cell: Cell) -> bool:
+    """Whether the start card may lie unread on this cell: under a hand, or on a card (or a
+    card laid crosswise) that was not surely read as anything else. ``faces``: the sure
+    readings' faces by cell."""
+    if cell in lattice.occluded:
+        return True
+    return cell in lattice.cells | lattice.crosswise and faces.get(cell) in (None, "start")
+
+
+def start_places(goals: Sequence[Cell], turns: Sequence[np.ndarray] = (np.eye(3), HALF_TURN)) -> list[Cell]:
+    """The cells (in the fit's frame) where the start can lie for these goal cards: each
+    way round of ``turns`` (both by default), every way the goals sit on distinct goal places."""
     places = set()
-    for turn in (np.eye(3), HALF_TURN):
+    for turn in turns:
         for origin in _origins(turn, [], list(goals)):
             maze_from_fit = translation(-origin[0], -origin[1]) @ turn
             if len({map_cell(maze_from_fit, g) for g in goals} & set(GOAL_CELLS)) == len(set(goals)):

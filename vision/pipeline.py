@@ -21,8 +21,8 @@ from engine.board import GOAL_CELLS
 from engine.catalogue import STEP, Catalogue, default_catalogue
 
 from .classify import Classifier
-from .grid import (GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell, pin_cells,
-                   start_places)
+from .grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell,
+                   may_hide_start, pin_cells, start_places)
 from .observation import Observation, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -300,9 +300,17 @@ class Pipeline:
             start, start_at = self._find_cards(frame, lattice, origins, lambda face: face == "start")
             if len(start) == 1:
                 found, at = found | start, at | start_at
-            elif len(origins) > 2:  # more than one place each way round: a guess would name every cell wrongly
-                raise GridError(f"the start card was not read, and the goal cards read ({len(goals)}) fit the "
-                                "goal places in more than one way: the maze frame is unknown")
+            else:
+                # not found, it lies unread where a hand hides it or a card was read unsurely;
+                # with more than one such place either way round, a guess would name every
+                # cell wrongly (anchor weighs which way round)
+                each_way = [start_places(goals, [turn]) for turn in (np.eye(3), HALF_TURN)]
+                faces = {c: r.face for c, r in sure.items()}
+                hiding = [[c for c in places if may_hide_start(lattice, faces, c)] for places in each_way]
+                if any(len(places) > 1 for places in each_way) and (
+                        not any(hiding) or any(len(places) > 1 for places in hiding)):
+                    raise GridError(f"the start card was not read, and the goal cards read ({len(goals)}) fit "
+                                    "the goal places in more than one way: the maze frame is unknown")
         try:
             trial = anchor(lattice, sure | found)
         except GridError:

@@ -14,7 +14,7 @@ import pytest
 from engine.board import GOAL_CELLS, START_CELL
 from vision.classes import is_half_turn_symmetric
 from vision.classify import Classifier
-from vision.grid import HALF_TURN, GridTracker, Lattice, anchor, is_goal
+from vision.grid import HALF_TURN, GridError, GridTracker, Lattice, anchor, is_goal
 from vision.pipeline import Pipeline
 from vision.scenes import SceneOptions, table_scene
 
@@ -82,6 +82,22 @@ def test_goals_that_fit_their_places_several_ways_without_the_start_leave_the_fr
     assert not pipeline.observe(without(s, [START_CELL])).error  # three goals in a column: one frame
     observation = pipeline.observe(without(s, [START_CELL, (8, -2)]))
     assert "maze frame is unknown" in observation.error and not observation.cards
+
+
+def test_goals_that_fit_several_ways_are_placed_by_where_the_start_can_hide(pipeline):
+    # two goals two apart fit (8, 0) and (8, 2) or (8, -2) and (8, 0); the start is under a
+    # hand (its cell occluded), and the other place the goals allow holds another card or
+    # bare table: the start can only be where the hand is
+    s = scene(41)
+    image = without(s, [START_CELL, (8, -2)])
+    cells = frozenset(c for c in s.cells if c not in (START_CELL, (8, -2)))
+    hand = Lattice(s.image_from_maze, s.image.shape[1::-1], cells, occluded=frozenset({START_CELL}))
+    anchored = anchor(hand, pipeline._anchor_readings(image, hand)[0])
+    assert np.allclose(anchored.quad(START_CELL), truth_lattice(s).quad(START_CELL))
+    # with no hand there, nothing says which: the frame stays unknown
+    bare = replace(hand, occluded=frozenset())
+    with pytest.raises(GridError, match="maze frame is unknown"):
+        pipeline._anchor_readings(image, bare)
 
 
 def test_a_cell_judged_crosswise_with_a_card_square_on_it_is_read(pipeline):
