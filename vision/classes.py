@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.catalogue import ROTATIONS, Catalogue, Face
+from engine.catalogue import E, N, ROTATIONS, S, W, Catalogue, Face
 
 EMPTY = "empty"
 OTHER = "other"
@@ -38,6 +38,24 @@ class CardClass:
 
 def _signature(face: Face, rotation: int) -> frozenset:
     return frozenset((t.edges, t.door, t.ladder) for t in face.shape(rotation).tunnels)
+
+
+def _swap_east_west(mask: int) -> int:
+    return (mask & (N | S)) | (E if mask & W else 0) | (W if mask & E else 0)
+
+
+def mirror_image(catalogue: Catalogue, face: Face, rotation: int) -> tuple[str, int] | None:
+    """The face and rotation that a left-right mirror image of ``face`` at ``rotation``
+    shows (east and west swapped; a top-bottom mirror is this turned half a turn), or None
+    when no face of the catalogue looks like it."""
+    want = frozenset((_swap_east_west(t.edges), t.door, t.ladder) for t in face.shape(rotation).tunnels)
+    for other in catalogue.faces.values():
+        if (other.kind, other.set, other.crystals, other.gold) != (face.kind, face.set, face.crystals, face.gold):
+            continue
+        for turn in ROTATIONS:
+            if _signature(other, turn) == want:
+                return other.id, turn
+    return None
 
 
 def is_half_turn_symmetric(face: Face) -> bool:

@@ -2,7 +2,8 @@
 
 Every class is drawn equally often. A sample of a card class is rendered by
 ``vision.augment`` from procedural card art or, when scans are given, from a scan of a
-printed card (a manifest maps each scan to its face and the rotation it is drawn in).
+printed card (a manifest maps each scan to its face and the rotation it is drawn in), or
+for training also from a scan's mirror image, which shows the mirrored face.
 Chunks are rendered in worker processes, each from its own child seed, so a dataset is
 the same for a seed whatever the number of workers.
 """
@@ -16,7 +17,7 @@ import numpy as np
 
 from engine.catalogue import default_catalogue
 from vision import augment
-from vision.classes import EMPTY, OTHER, CardClass, card_classes
+from vision.classes import EMPTY, OTHER, CardClass, card_classes, mirror_image
 from vision.printed import Scan, load_scans
 
 CHUNK = 256
@@ -47,12 +48,26 @@ def _render_chunk(args) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     scans_by_face: dict[str, list[Scan]] = {}
     if scans_dir:
-        for scan in _cached_scans(scans_dir, scan_split):
+        scans = _cached_scans(scans_dir, scan_split)
+        for scan in scans + (_mirror_images(scans) if scan_split == "train" else []):
             scans_by_face.setdefault(scan.face, []).append(scan)
     images = np.empty((len(labels), size[1], size[0], 3), np.uint8)
     for i, label in enumerate(labels):
         images[i] = _render_one(classes[label], rng, size, scans_by_face, p_scan, style_split, PRESETS[preset])
     return images, np.asarray(labels, np.int64)
+
+
+def _mirror_images(scans: list[Scan]) -> list[Scan]:
+    """The scans mirrored left to right, each as the face its mirror image shows (a curve
+    to the north-east becomes one to the north-west): twice the printed art to train on.
+    Evaluation keeps to the scans as printed."""
+    catalogue = default_catalogue()
+    out = []
+    for scan in scans:
+        seen = mirror_image(catalogue, catalogue.face(scan.face), scan.rotation)
+        if seen is not None:
+            out.append(Scan(seen[0], seen[1], np.ascontiguousarray(scan.image[:, ::-1])))
+    return out
 
 
 _SCANS: dict[tuple[str, str], list[Scan]] = {}
