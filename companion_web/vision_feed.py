@@ -55,7 +55,7 @@ PHOTO_SECONDS = 3.0  # how long each photo of a folder is on view
 # a lattice fitted while the table held only the start and the goals can be a wrong
 # pitch that tracking alone never leaves.
 REFIT_AFTER_S = 3.0
-UNREADABLE = ("not-a-maze-card", "conflict")
+UNREADABLE = ("not-a-maze-card", "conflict", "off-cell")
 # While no maze is found every frame is a fit from scratch (ten times a tracked frame's
 # work): a few tries a second find a maze laid down as soon and leave the machine free.
 SEARCH_FPS = 2.0

@@ -388,6 +388,15 @@ class Pipeline:
         uncertain = [u for u in uncertain if (u.x, u.y) not in lattice.crosswise]
         uncertain += [Unsure(x, y, "occluded") for x, y in sorted(lattice.occluded)]
         read = {c.cell for c in cards}
+        # A card read beside the maze where the grid sees mostly table, with no card read next
+        # to it, is most likely part of a neighbour's card seen through a cell the lattice puts
+        # a little off (half a crossroads reads as a dead end); a goal lies apart by rule.
+        seen_by_grid = lattice.cells | lattice.crosswise | set(GOAL_CELLS)
+        lone = {c.cell for c in cards if c.cell not in seen_by_grid
+                and not any((c.x + dx, c.y + dy) in read for dx, dy in STEP.values())}
+        cards = [c for c in cards if c.cell not in lone]
+        uncertain += [Unsure(x, y, "off-cell") for x, y in sorted(lone)]
+        read -= lone
         uncertain += [Unsure(x, y, "crosswise") for x, y in sorted(lattice.crosswise) if (x, y) not in read]
         empty -= lattice.crosswise
         h, w = frame.shape[:2]

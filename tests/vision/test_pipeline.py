@@ -116,6 +116,23 @@ def test_a_card_laid_crosswise_stays_crosswise(pipeline):
     assert [(u.x, u.y) for u in observation.uncertain if u.reason == "crosswise"] == [cell]
 
 
+def test_a_lone_card_read_where_the_grid_sees_table_is_left_uncertain(pipeline, monkeypatch):
+    # the reading stage names cards on four cells beside a maze of (0,0) and (1,0); the grid
+    # saw cards only on the maze's cells
+    from vision import pipeline as stage
+    from vision.observation import SeenCard
+
+    named = {(1, 0): "straight-ew", (2, 0): "straight-ew", (-3, 1): "dead-e", (8, 2): "goal-back"}
+    monkeypatch.setattr(stage, "read_cells", lambda *a, **k: (
+        [SeenCard(x, y, face, 0, 0.99) for (x, y), face in named.items()], [], set()))
+    s = scene(42)
+    observation, _ = pipeline._read(s.image, truth_lattice(s, cells={(0, 0), (1, 0)}))
+    # (2,0) lies beside a card read, (8,2) is a goal place, (1,0) is on the maze: only (-3,1)
+    # is a card alone where the grid sees none (part of a neighbour's card, likely)
+    assert {c.cell for c in observation.cards} == {(1, 0), (2, 0), (8, 2)}
+    assert [(u.x, u.y, u.reason) for u in observation.uncertain] == [(-3, 1, "off-cell")]
+
+
 def test_a_plain_photo_is_read_from_scratch(pipeline):
     # a regression guard, not the figure: these three are read fully right; the lattice fit
     # still fails on some plain photos (bench/vision.py measures how often)
