@@ -21,6 +21,7 @@ from engine.catalogue import default_catalogue
 from vision import cardart, grid
 from vision.grid import (
     CELL_CORNERS,
+    HALF_TURN,
     GridError,
     GridTracker,
     Lattice,
@@ -29,11 +30,12 @@ from vision.grid import (
     cell_crops,
     fit_lattice,
     fit_to_centres,
+    map_cell,
     maze_readings,
     pin_cells,
 )
 from vision.scenes import table_scene, table_video
-from vision.table import PITCH_RATIO
+from vision.table import PITCH_RATIO, translation
 
 SIZE = (1280, 720)
 SCENE_SEEDS = range(500, 532)
@@ -127,7 +129,10 @@ def test_a_crosswise_card_is_noticed_and_rarely_read_as_a_maze_card():
     noticed = misread = 0
     for seed in range(600, 612):  # a dozen: with fewer, one scene more or less decides it
         scene = table_scene(np.random.default_rng(seed), crosswise=True, hand=False)  # 1080p: the overhang shows
-        lattice = fit_lattice(scene.image)
+        try:
+            lattice = fit_lattice(scene.image)
+        except GridError:  # no lattice at all: nothing noticed, nothing misread
+            continue
         to_lattice = np.linalg.inv(lattice.image_from_maze)
         for quad in scene.crosswise.values():
             x, y = apply_homography(to_lattice, [quad.mean(0)])[0]
@@ -293,19 +298,30 @@ def test_tracking_a_game_keeps_the_lattice_and_cell_names_with_few_refits():
     assert seen >= 0.8 * wanted
 
 
-def test_a_refit_after_forget_keeps_the_anchored_cell_names():
+def test_a_refit_after_forget_keeps_the_anchored_cell_names(monkeypatch):
     """A fresh anchor could turn the maze half a turn (the start card is symmetric, goals may
-    be hidden): a refit of a fixed camera must keep the names the maze was anchored with."""
-    scene, _ = fitted(500)
+    be hidden): a refit of a fixed camera must keep the names the maze was anchored with.
+    The fits are stand-ins (the true lattice named as a fresh fit may name it: turned half a
+    turn, shifted), so this is about the names, not about the fit."""
+    scene = table_scene(np.random.default_rng(500), size=SIZE)
+    truth = truth_lattice(scene)
+
+    def fit_named(fit_from_maze, nudge=(0, 0)):
+        cells = frozenset(map_cell(fit_from_maze, c) for c in truth.cells)
+        h = translation(*nudge) @ truth.image_from_maze @ np.linalg.inv(fit_from_maze)
+        return replace(truth, image_from_maze=h, cells=cells)
+
+    fits = iter([fit_named(translation(2, -1) @ HALF_TURN), fit_named(translation(-3, 4), nudge=(3, -2))])
+    monkeypatch.setattr(grid, "fit_lattice", lambda frame, **kw: next(fits))
     tracker = GridTracker()
     tracker.update(scene.image)
     anchored = tracker.set_anchor(readings_for(scene, tracker.lattice))
+    assert anchored.half_turn and anchored.cells == truth.cells  # the first fit's frame, turned back
     tracker.forget()
-    nudged = cv2.warpAffine(scene.image, np.float32([[1, 0, 3], [0, 1, -2]]), SIZE, borderMode=cv2.BORDER_REPLICATE)
-    again = tracker.update(nudged)
+    again = tracker.update(scene.image)  # the second stand-in sees the camera nudged by (3, -2) pixels
     assert tracker.refits == 2 and again.anchored and again.half_turn == anchored.half_turn
-    assert len(again.cells & anchored.cells) >= 0.9 * len(anchored.cells)
-    assert np.abs(again.centre((0, 0)) - anchored.centre((0, 0)) - (3, -2)).max() < 2
+    assert again.cells == anchored.cells
+    assert np.abs(again.centre((0, 0)) - anchored.centre((0, 0)) - (3, -2)).max() < 1e-6
 
 
 # --------------------------------------------------------------------------- cards found by reading
