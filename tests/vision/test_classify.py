@@ -50,7 +50,9 @@ def test_reads_unseen_styles_under_a_camera(classifier):
     right = sum(r.card.name == t for r, t in zip(readings, truth))
     committed_wrong = sum(r.card.name != t and not r.uncertain for r, t in zip(readings, truth))
     assert right / len(truth) >= 0.95
-    assert committed_wrong <= 2
+    # bench/classifier.py measures 0.7 % wrong commits on 8,000 such crops (55): 1.7 expected
+    # here, and 3 or fewer in nine samples of 240 out of ten
+    assert committed_wrong <= 3
 
 
 def test_abstains_on_hands_and_action_cards(classifier):
