@@ -4,11 +4,12 @@ Per cell the tracker keeps what is committed and what it has been seeing lately.
 different reading becomes a candidate; the candidate is committed when it has been seen
 in every frame for ``hold_s`` seconds and at least ``min_frames`` frames, none of them
 busy. A busy frame (motion over the maze, a hand, an occluded cell) resets every
-candidate, so nothing is ever committed while hands move; something lying still that is
-no maze card (a loose card over a cell's corner) holds back only the cells round it; an
-uncertain cell keeps its committed content. Because a commit needs a full quiet hold, a
-still board never flip-flops. Cards that steady just after the first view belong to it,
-unless hands were at work in between: then they were laid.
+candidate, so nothing is ever committed while hands move; something on a cell that is no
+maze card holds back the cells round it while it is new and only its own once it has lain
+still (a loose card over a cell's corner); an uncertain cell keeps its committed content. Because a commit needs a full quiet hold, a
+still board never flip-flops. Cards that steady just after the first view belong to it
+(read late, they were there all along), unless the first view saw their cell bare: then
+they were laid.
 
 Commits become events carrying the engine's verdict: a card placed (judged against the
 maze as it was), a card removed (a rockfall), a goal reached by a tunnel, a goal turned
@@ -70,6 +71,8 @@ class MazeTracker:
     resync_s: float = 5.0
     _candidates: dict[Cell, _Candidate] = field(default_factory=dict)
     _settled_at: float = 0.0
+    _seen_empty: set[Cell] = field(default_factory=set)  # cells the first view saw bare
+    _alien_since: dict[Cell, float] = field(default_factory=dict)  # cells read as no maze card, since when
     _at_odds_since: float | None = None  # since when the quiet view contradicts several committed cards
 
     def update(self, seen: Observation, empty: set[Cell], now: float, busy: bool) -> list[TrackEvent]:
@@ -79,19 +82,21 @@ class MazeTracker:
         unsure = {(u.x, u.y) for u in seen.uncertain}
         if busy or any(u.reason == "occluded" for u in seen.uncertain):
             self._candidates.clear()
-            if self.board is not None:  # hands at work: what steadies after this was laid, not there all along
-                self._settled_at = min(self._settled_at, now - self.settle_s)
+            self._alien_since.clear()
             return []
-        # Something that is no maze card lies still on a cell (a loose card over its corner, a
-        # card back, a sleeve): the cells round it wait, the rest of the maze does not (a
-        # moving hand makes the frame busy instead).
-        alien = [(u.x, u.y) for u in seen.uncertain if u.reason == "not-a-maze-card"]
-        if alien:
-            def near(c: Cell) -> bool:
-                return any(max(abs(c[0] - a[0]), abs(c[1] - a[1])) <= 1 for a in alien)
+        # Something that is no maze card on a cell holds back the cells round it while it is
+        # new (a hand, fingers over the next cell), and only its own cell once it has lain
+        # still for a hold (a loose card over a cell's corner, a card back).
+        self._alien_since = {(u.x, u.y): self._alien_since.get((u.x, u.y), now)
+                             for u in seen.uncertain if u.reason == "not-a-maze-card"}
+        if self._alien_since:
+            reach = {a: 0 if now - since >= self.hold_s else 1 for a, since in self._alien_since.items()}
 
-            view = {c: v for c, v in view.items() if not near(c)}
-            for cell in [c for c in self._candidates if near(c)]:
+            def held_back(c: Cell) -> bool:
+                return any(max(abs(c[0] - a[0]), abs(c[1] - a[1])) <= r for a, r in reach.items())
+
+            view = {c: v for c, v in view.items() if not held_back(c)}
+            for cell in [c for c in self._candidates if held_back(c)]:
                 del self._candidates[cell]
         committed = {} if self.board is None else {p.cell: (p.face, p.rotation) for p in self.board.placements()}
         ready: dict[Cell, Content] = {}
@@ -111,9 +116,13 @@ class MazeTracker:
         for cell in [c for c in self._candidates if c not in view and c not in unsure]:
             del self._candidates[cell]
         if self.board is None:
-            return self._settle_first(ready, now)
+            return self._settle_first(ready, {c for c, v in view.items() if v is None}, now)
+        events = []
         if now - self._settled_at < self.settle_s:
-            return self._join_first_view(ready, committed, now)
+            # a card steadying on a cell the first view saw bare was laid since: a move
+            events = self._join_first_view({c: v for c, v in ready.items() if c not in self._seen_empty},
+                                           committed, now)
+            ready = {c: v for c, v in ready.items() if c in self._seen_empty}
         contradicted = [c for c, v in ready.items() if c in committed and not self._reveals(committed[c], v)]
         if len(contradicted) > 1:
             if self._at_odds_since is None:
@@ -121,9 +130,8 @@ class MazeTracker:
             if now - self._at_odds_since >= self.resync_s:
                 self.board, self._at_odds_since = None, None
                 self._candidates.clear()  # the first view is taken again, after a full hold
-            return []
+            return events
         self._at_odds_since = None
-        events = []
         for cell, content in sorted(ready.items()):
             del self._candidates[cell]
             if cell not in committed and self._is_goal(content):
@@ -148,8 +156,9 @@ class MazeTracker:
         return [TrackEvent("maze-seen", f"also in view from the start: {len(joined)} more card"
                            + ("s" if len(joined) > 1 else ""), time=now)]
 
-    def _settle_first(self, ready: dict[Cell, Content], now: float) -> list[TrackEvent]:
-        """The first quiet view: every card that has held still becomes the maze at once."""
+    def _settle_first(self, ready: dict[Cell, Content], bare: set[Cell], now: float) -> list[TrackEvent]:
+        """The first quiet view: every card that has held still becomes the maze at once;
+        ``bare``: the cells this frame reads as bare table."""
         cards = {c: v for c, v in ready.items() if v is not None}
         if not any(face == "start" for face, _ in cards.values()):
             return []  # the start card anchors the maze; wait until it has held still
@@ -159,6 +168,7 @@ class MazeTracker:
             del self._candidates[cell]
         self.board = board
         self._settled_at = now
+        self._seen_empty = bare
         return [TrackEvent("maze-seen", f"the maze is in view: {len(cards)} cards", time=now)]
 
     def _is_goal(self, content: Content) -> bool:

@@ -37,26 +37,38 @@ def test_cards_that_steady_just_after_the_first_view_join_it_without_a_verdict()
     assert tracker.board.at((5, 0)) is not None
 
 
-def test_a_card_laid_by_hand_just_after_the_first_view_is_a_move():
+def test_a_card_on_a_cell_the_first_view_saw_bare_is_a_move_even_just_after_it():
     tracker = MazeTracker(hold_s=0.5, min_frames=3, settle_s=1.0)
     card = SeenCard(1, 0, "straight-ew", 0, 0.98)
-    frames = [(seen(), set(), False)] * 7 + [(seen(), set(), True)] * 2 + [(seen(card), set(), False)] * 8
+    # the hand need not be seen over the maze (it may come in from the side): the cell was bare
+    frames = [(seen(), {(1, 0)}, False)] * 7 + [(seen(), {(1, 0)}, True)] + [(seen(card), set(), False)] * 7
     events, _ = run(tracker, frames)
     assert [e.kind for e in events] == ["maze-seen", "placed"] and events[1].verdict.legal
 
 
-def test_something_lying_still_that_is_no_maze_card_holds_back_only_the_cells_round_it():
+def test_a_card_of_the_first_view_read_late_joins_it_even_after_a_hand_passed():
+    tracker = MazeTracker(hold_s=0.5, min_frames=3, settle_s=1.0)
+    late = SeenCard(1, 0, "straight-ew", 0, 0.98)  # unsure at first (not bare), then read
+    frames = [(seen(uncertain=[Unsure(1, 0, "low-confidence")]), set(), False)] * 7 + \
+             [(seen(), set(), True)] + [(seen(late), set(), False)] * 7
+    events, _ = run(tracker, frames)
+    assert [e.kind for e in events] == ["maze-seen", "maze-seen"]  # no move announced
+
+
+def test_something_that_is_no_maze_card_holds_back_its_neighbours_only_while_it_is_new():
     tracker, t = settled()
     card = SeenCard(1, 0, "straight-ew", 0, 0.98)
     loose = Unsure(-2, 3, "not-a-maze-card")  # a loose card over the corner of a cell off the maze
     events, t = run(tracker, [(seen(card, uncertain=[loose]), set(), False)] * 8, start=t)
     assert [e.kind for e in events] == ["placed"]
-    beside = Unsure(2, 1, "not-a-maze-card")  # next to the next card: it waits while that lies there
+    # fingers on (2,1) as the next card is laid beside them: nothing there commits while new
+    beside = Unsure(2, 1, "not-a-maze-card")
     card2 = SeenCard(2, 0, "straight-ew", 0, 0.98)
-    events, t = run(tracker, [(seen(card, card2, uncertain=[beside]), set(), False)] * 8, start=t)
+    events, t = run(tracker, [(seen(card, card2, uncertain=[beside]), set(), False)] * 5, start=t)
     assert events == []
-    events, _ = run(tracker, [(seen(card, card2), set(), False)] * 8, start=t)
-    assert [e.kind for e in events] == ["placed"]
+    # lying still for a hold, it is a loose card: the card beside it commits after its own hold
+    events, _ = run(tracker, [(seen(card, card2, uncertain=[beside]), set(), False)] * 8, start=t)
+    assert [e.kind for e in events] == ["placed"] and events[0].cell == (2, 0)
 
 
 def test_a_quiet_change_is_committed_once_with_the_engine_verdict():
