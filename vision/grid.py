@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -1640,14 +1640,15 @@ def _reading(value) -> tuple[str | None, int]:
 HALF_TURN = np.array([[-1.0, 0, 0], [0, -1.0, 0], [0, 0, 1]])
 
 
-def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice:
+def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidden_at: Collection[Cell] = ()) -> Lattice:
     """The lattice in the maze frame: the start card at (0, 0), the goals (backs or turned
     over) at x = +8, y in {-2, 0, 2}. ``readings_by_cell``: cell (in ``lattice``'s frame) ->
     a classifier Reading or a (face, rotation) pair. Of the two ways the fit's axes can
     relate to the maze (as they are, or turned half a turn), the one that puts the most
     goal readings on goal places wins, then the one with more goals east of the start; the
     start fixes the origin (or, unseen, a goal place 8 cells toward the maze, preferring
-    one where it may lie unread: see ``may_hide_start``). With no goal read, the half turn that puts more of the maze
+    one where it may lie unread: ``start_hidden_at`` when the caller knows, else any laid
+    cell). With no goal read, the half turn that puts more of the maze
     between the start and the goal column wins (the maze grows toward the goals).
 
     The returned lattice is in the maze frame: its crops are north-up in the maze. The
@@ -1664,6 +1665,7 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice
     if not starts and not goals:
         raise GridError("neither the start card nor a goal card was read: the maze frame is unknown")
     lattice = replace(lattice, cells=lattice.cells | frozenset(goals))
+    hidden = set(start_hidden_at) or lattice.cells | lattice.crosswise | lattice.occluded
     best = None
     for turn in (np.eye(3), HALF_TURN):
         for origin in _origins(turn, starts, goals):
@@ -1674,7 +1676,7 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object]) -> Lattice
             # says which way the maze runs; with two goals read, the start's cell (a card,
             # even if not read) tells which goal places they hold
             east = sum(map_cell(maze_from_fit, g)[0] > 0 for g in goals)
-            origin_possible = may_hide_start(lattice, faces, map_cell(np.linalg.inv(maze_from_fit), (0, 0)))
+            origin_possible = map_cell(np.linalg.inv(maze_from_fit), (0, 0)) in hidden
             # with no goal read, the maze's shape decides: it grows from the start toward the
             # goal column, so most of its cards lie between the two
             toward = sum(0 <= map_cell(maze_from_fit, c)[0] <= GOAL_COLUMN for c in lattice.cells)
@@ -1734,15 +1736,6 @@ def _origins(turn: np.ndarray, starts: list[Cell], goals: list[Cell]) -> list[tu
         for goal_y in (2, 0, -2):
             out.append((gx - GOAL_COLUMN, gy - goal_y))
     return out
-
-
-def may_hide_start(lattice: Lattice, faces: Mapping[Cell, str | None], cell: Cell) -> bool:
-    """Whether the start card may lie unread on this cell: under a hand, or on a card (or a
-    card laid crosswise) that was not surely read as anything else. ``faces``: the sure
-    readings' faces by cell."""
-    if cell in lattice.occluded:
-        return True
-    return cell in lattice.cells | lattice.crosswise and faces.get(cell) in (None, "start")
 
 
 def start_places(goals: Sequence[Cell], turns: Sequence[np.ndarray] = (np.eye(3), HALF_TURN)) -> list[Cell]:
@@ -1839,10 +1832,10 @@ class GridTracker:
         names for the new fit where it lands on the same cells."""
         self.lattice = None
 
-    def set_anchor(self, readings_by_cell: Mapping[Cell, object]) -> Lattice:
+    def set_anchor(self, readings_by_cell: Mapping[Cell, object], start_hidden_at: Collection[Cell] = ()) -> Lattice:
         if self.lattice is None:
             raise GridError("no lattice yet: call update with a frame first")
-        self.lattice = self._last = anchor(self.lattice, readings_by_cell)
+        self.lattice = self._last = anchor(self.lattice, readings_by_cell, start_hidden_at)
         return self.lattice
 
     def _track(self, frame: np.ndarray, previous: Lattice) -> Lattice | None:

@@ -22,7 +22,7 @@ from engine.catalogue import STEP, Catalogue, default_catalogue
 
 from .classify import Classifier
 from .grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell,
-                   may_hide_start, pin_cells, start_places)
+                   pin_cells, start_places)
 from .observation import Observation, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -196,8 +196,8 @@ class Pipeline:
         try:
             lattice = fit_lattice(frame, calibration=self.calibration, reads_cards=self._reads_cards,
                                   locates_cards=self._locates_cards)
-            readings, goals_at = self._anchor_readings(frame, lattice)
-            lattice = anchor(lattice, readings)
+            readings, goals_at, start_hidden_at = self._anchor_readings(frame, lattice)
+            lattice = anchor(lattice, readings, start_hidden_at)
             lattice = pin_cells(frame, lattice, {map_cell(lattice.maze_from_fit, c): p for c, p in goals_at.items()})
         except (GridError, TableError) as exc:
             return Observation(width=frame.shape[1], height=frame.shape[0],
@@ -222,7 +222,8 @@ class Pipeline:
                 lattice = self._tracker.update(frame)
                 self._judged_small = small
             if not lattice.anchored:
-                lattice = self._tracker.set_anchor(self._anchor_readings(frame, lattice)[0])
+                readings, _, start_hidden_at = self._anchor_readings(frame, lattice)
+                lattice = self._tracker.set_anchor(readings, start_hidden_at)
         except (GridError, TableError) as exc:
             self._tracker.forget()
             observation = Observation(width=frame.shape[1], height=frame.shape[0], error=str(exc))
@@ -267,10 +268,11 @@ class Pipeline:
                 found[(x, y)] = lattice.centre((x + offset[0], y + offset[1]))
         return found
 
-    def _anchor_readings(self, frame: np.ndarray, lattice: Lattice) -> tuple[dict, dict]:
+    def _anchor_readings(self, frame: np.ndarray, lattice: Lattice) -> tuple[dict, dict, list]:
         """The sure readings of the lattice's cards in the fit's own frame, to find the start
-        and the goals, with the goal cards found apart from the lattice's cells; and where
-        (pixels) the goal cards found well off their places lie.
+        and the goals, with the goal cards found apart from the lattice's cells; where
+        (pixels) the goal cards found well off their places lie; and, with the start unread,
+        the places where it can hide (for ``anchor``).
 
         A cell judged crosswise is read too: a sure reading of a maze card there means it
         lies square after all (a crosswise card's crop shows no maze card). Goal backs are
@@ -285,7 +287,7 @@ class Pipeline:
         readings = self.classifier.classify(cell_crops(frame, lattice, cells, CROP))
         sure = {c: r for c, r in zip(cells, readings) if _sure(r)}
         starts = [c for c, r in sure.items() if r.face == "start"]
-        found, at = {}, {}
+        found, at, hidden = {}, {}, []
         if not starts and sum(is_goal(r.face) for r in sure.values()) < len(GOAL_CELLS):
             found, at = self._goals_around(frame, lattice, [c for c, r in sure.items() if is_goal(r.face)])
         if len(starts) == 1 and not any(is_goal(r.face) for r in sure.values()):
@@ -301,24 +303,41 @@ class Pipeline:
             if len(start) == 1:
                 found, at = found | start, at | start_at
             else:
-                # not found, it lies unread where a hand hides it or a card was read unsurely;
-                # with more than one such place either way round, a guess would name every
-                # cell wrongly (anchor weighs which way round)
+                # Not found, it lies unread where it can hide (_may_hide_start); with more than
+                # one such place either way round, a guess would name every cell wrongly
+                # (anchor weighs which way round).
                 each_way = [start_places(goals, [turn]) for turn in (np.eye(3), HALF_TURN)]
-                faces = {c: r.face for c, r in sure.items()}
-                hiding = [[c for c in places if may_hide_start(lattice, faces, c)] for places in each_way]
+                read = dict(zip(cells, readings))
+                hiding = [[c for c in places if self._may_hide_start(lattice, read.get(c), c)] for places in each_way]
                 if any(len(places) > 1 for places in each_way) and (
                         not any(hiding) or any(len(places) > 1 for places in hiding)):
                     raise GridError(f"the start card was not read, and the goal cards read ({len(goals)}) fit "
                                     "the goal places in more than one way: the maze frame is unknown")
+                hidden = [c for places in hiding for c in places]
         try:
-            trial = anchor(lattice, sure | found)
+            trial = anchor(lattice, sure | found, hidden)
         except GridError:
-            return sure, {}
+            return sure, {}, hidden
         fit_from_maze = np.linalg.inv(trial.maze_from_fit)
         places = {map_cell(fit_from_maze, g) for g in GOAL_CELLS} - lattice.cells - set(found)
         more, more_at = self._find_cards(frame, lattice, sorted(places), is_goal)
-        return sure | found | more, at | more_at
+        return sure | found | more, at | more_at, hidden
+
+    def _may_hide_start(self, lattice: Lattice, reading, cell: Cell) -> bool:
+        """Whether the start card may lie unread on this cell (``reading``: the classifier's,
+        None when not read): under a hand, or read as the start however unsurely once goal
+        cards are ruled out (none lies where the start would: a start read unsurely is often
+        taken for the gold, also a crossroads with something in the middle). Not a cell read
+        as another card, as no maze card (a hand the skin test missed, but as often a lattice
+        cutting across cards: on the bench photos that guessed frames wrongly as often as
+        rightly) or not read at all (bare table)."""
+        if cell in lattice.occluded:
+            return True
+        if reading is None:
+            return False
+        classes = self.classifier.classes
+        likeliest = int(np.where([is_goal(c.face) for c in classes], 0.0, reading.probabilities).argmax())
+        return classes[likeliest].face == "start"
 
     def _find_cards(self, frame: np.ndarray, lattice: Lattice, places: list[Cell], wanted) -> tuple[dict, dict]:
         """Goal cards (or the start: ``wanted`` says which faces) on these cells, each read

@@ -92,12 +92,35 @@ def test_goals_that_fit_several_ways_are_placed_by_where_the_start_can_hide(pipe
     image = without(s, [START_CELL, (8, -2)])
     cells = frozenset(c for c in s.cells if c not in (START_CELL, (8, -2)))
     hand = Lattice(s.image_from_maze, s.image.shape[1::-1], cells, occluded=frozenset({START_CELL}))
-    anchored = anchor(hand, pipeline._anchor_readings(image, hand)[0])
+    readings, _, start_hidden_at = pipeline._anchor_readings(image, hand)
+    assert start_hidden_at == [START_CELL]
+    anchored = anchor(hand, readings, start_hidden_at)
     assert np.allclose(anchored.quad(START_CELL), truth_lattice(s).quad(START_CELL))
     # with no hand there, nothing says which: the frame stays unknown
     bare = replace(hand, occluded=frozenset())
     with pytest.raises(GridError, match="maze frame is unknown"):
         pipeline._anchor_readings(image, bare)
+
+
+def test_the_start_can_hide_under_a_hand_or_behind_an_unsure_reading_of_it(pipeline):
+    from types import SimpleNamespace
+
+    names = [c.name for c in pipeline.classifier.classes]
+
+    def reading(**shares):
+        probs = np.zeros(len(names))
+        for name, p in shares.items():
+            probs[names.index(name.replace("_", "-"))] = p
+        return SimpleNamespace(probabilities=probs)
+
+    lattice = Lattice(np.eye(3), (100, 100), frozenset({(1, 0), (2, 0)}), occluded=frozenset({(0, 0)}))
+    hides = pipeline._may_hide_start
+    assert hides(lattice, None, (0, 0))  # under a hand
+    assert hides(lattice, reading(start=0.6, cross=0.4), (1, 0))  # the start, unsurely
+    assert hides(lattice, reading(goal_gold=0.5, start=0.3, cross=0.2), (1, 0))  # no goal lies there
+    assert not hides(lattice, reading(cross=0.6, start=0.4), (1, 0))  # another card, even unsurely
+    assert not hides(lattice, reading(other=0.9, start=0.1), (2, 0))  # no maze card
+    assert not hides(lattice, None, (3, 0))  # not read: bare table
 
 
 def test_a_cell_judged_crosswise_with_a_card_square_on_it_is_read(pipeline):
