@@ -280,9 +280,9 @@ class Pipeline:
         with the start read and no goal, the goal places both ways round are looked at (the
         start card is symmetric), and once the frame is known, any goal place still empty.
         With the start unread, goals are looked for all around the maze (``_goals_around``)
-        and the start wherever those goals could put it; when it is not found and the goals
-        fit their places in more than one way each way round, GridError: a guessed frame
-        would name every cell wrongly."""
+        and the start wherever those goals could put it; when it is not found, the goals fit
+        their places in more than one way each way round and the start cannot be hiding in
+        just one of them, GridError: a guessed frame would name every cell wrongly."""
         cells = sorted((lattice.cells | lattice.crosswise) - lattice.occluded)
         readings = self.classifier.classify(cell_crops(frame, lattice, cells, CROP))
         sure = {c: r for c, r in zip(cells, readings) if _sure(r)}
@@ -298,7 +298,8 @@ class Pipeline:
         if not starts and goals:
             # goals alone may sit on the goal places in several ways (two goals two apart, or
             # one): the start, unsure on its cell, is looked for where each way puts it
-            origins = start_places(goals)
+            each_way = [start_places(goals, [turn]) for turn in (np.eye(3), HALF_TURN)]
+            origins = sorted(set(each_way[0]) | set(each_way[1]))
             start, start_at = self._find_cards(frame, lattice, origins, lambda face: face == "start")
             if len(start) == 1:
                 found, at = found | start, at | start_at
@@ -306,7 +307,6 @@ class Pipeline:
                 # Not found, it lies unread where it can hide (_may_hide_start); with more than
                 # one such place either way round, a guess would name every cell wrongly
                 # (anchor weighs which way round).
-                each_way = [start_places(goals, [turn]) for turn in (np.eye(3), HALF_TURN)]
                 read = dict(zip(cells, readings))
                 hiding = [[c for c in places if self._may_hide_start(lattice, read.get(c), c)] for places in each_way]
                 if any(len(places) > 1 for places in each_way) and (
