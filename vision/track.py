@@ -5,11 +5,11 @@ different reading becomes a candidate; the candidate is committed when it has be
 in every frame for ``hold_s`` seconds and at least ``min_frames`` frames, none of them
 busy. A busy frame (motion over the maze, a hand, an occluded cell) resets every
 candidate, so nothing is ever committed while hands move; something on a cell that is no
-maze card holds back the cells round it while it is new and only its own once it has lain
-still (a loose card over a cell's corner); an uncertain cell keeps its committed content. Because a commit needs a full quiet hold, a
-still board never flip-flops. Cards that steady just after the first view belong to it
-(read late, they were there all along), unless the first view saw their cell bare: then
-they were laid.
+maze card holds back the cells round it while it is new and only its own once it has
+lain still (a loose card over a cell's corner); an uncertain cell keeps its committed
+content. Because a commit needs a full quiet hold, a still board never flip-flops. Cards
+that steady just after the first view belong to it (read late, they were there all
+along), unless the first view saw their cell bare: then they were laid.
 
 Commits become events carrying the engine's verdict: a card placed (judged against the
 maze as it was), a card removed (a rockfall), a goal reached by a tunnel, a goal turned
