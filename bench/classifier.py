@@ -5,7 +5,8 @@
 * held-out synthetic set: unseen seeds and the 'test' half of style space (styles the
   model never trained on), under realistic camera conditions (``Augment.camera``), and
   again under the wider training augmentation as a stress test;
-* with ``--scans``: crops made from scans of printed cards under camera-like augmentation;
+* with ``--scans``: crops made from scans of printed cards under camera-like augmentation,
+  and from scans of printed action cards, which must all be abstained on;
 * a confusion table, expected calibration error, errors made with confidence > 0.9,
   abstention rate;
 * latency of one batch of 60 crops at 1 and 2 threads;
@@ -78,7 +79,31 @@ def evaluate(model: str | Path = DEFAULT_MODEL, *, count: int = 8000, seed: int 
 
         classifier.restrict_to({f.id for f in default_catalogue().faces.values() if f.set == "base"})
         figures["scans_base_game"] = _scores(classifier, images, labels)
+        figures["scans_action_cards"] = _action_cards(classifier, scans_dir, count // 10, seed + 2)
     return figures
+
+
+def _action_cards(classifier: Classifier, scans_dir: str, count: int, seed: int) -> dict:
+    """Scans of printed action cards where a maze card would lie, under camera augmentation:
+    each must be abstained on (a real card the model must not name)."""
+    import cv2
+
+    from vision.augment import Augment, render_abstain
+    from vision.printed import PrintedDeck
+
+    actions = PrintedDeck.load(scans_dir).actions
+    if not actions:
+        return {"crops": 0}
+    rng = np.random.default_rng(seed)
+    crops = []
+    for k in range(count):
+        art = actions[k % len(actions)]
+        art = art if rng.random() < 0.5 else cv2.rotate(art, cv2.ROTATE_180)
+        crops.append(render_abstain(rng, "action", out_size=(classifier.width, classifier.height),
+                                    augment=Augment.camera(), art=art)[0])
+    named = [r.card.name for r in classifier.classify(crops) if not r.uncertain]
+    return {"crops": count, "abstained": round(1 - len(named) / count, 5),
+            "read_as": [[name, n] for name, n in Counter(named).most_common(5)]}
 
 
 def latency(model: str | Path = DEFAULT_MODEL, batch: int = 60, repeats: int = 60) -> dict:
@@ -166,6 +191,9 @@ def main() -> int:
                   f"abstained {f['abstained']:.2%}, wrong commits {f['wrong_commits']}")
             for true, got, n in f["confusions"]:
                 print(f"    {true:>22s} read as {got:<22s} {n}")
+    if figures.get("scans_action_cards", {}).get("crops"):
+        a = figures["scans_action_cards"]
+        print(f"scans of action cards: {a['crops']} crops, abstained {a['abstained']:.2%}, read as {a['read_as']}")
     for threads, t in figures["latency_batch_60"].items():
         print(f"batch of 60 crops, {threads.replace('_', ' ')}: model {t['model_ms']} ms, "
               f"with resizing {t['with_preprocessing_ms']} ms")

@@ -552,7 +552,7 @@ def _render(centre: _Centre, rng, out_size, catalogue: Catalogue, aug: Augment, 
 
     card = None
     angle, shift = 0.0, (0.0, 0.0)
-    if centre.kind == "face" and centre.art is not None:
+    if centre.kind in ("face", "action", "back") and centre.art is not None:
         card = picture_rgba(centre.art, g.card)
     elif centre.kind == "face":
         face = catalogue.face(centre.face_id)
@@ -611,16 +611,20 @@ def render_cell(face_id: str | None, rotation: int, rng: np.random.Generator, *,
 
 
 def render_abstain(rng: np.random.Generator, kind: str | None = None, *, out_size: tuple[int, int] = (64, 96),
-                   catalogue: Catalogue | None = None, augment: Augment | None = None) -> tuple[np.ndarray, str]:
+                   catalogue: Catalogue | None = None, augment: Augment | None = None,
+                   art: np.ndarray | None = None) -> tuple[np.ndarray, str]:
     """A hard negative for the classifier's abstain class, and which kind it is: 'hand'
     (a hand over most of the cell), 'action' (an action card), 'crosswise' (a path card
-    turned 90°), 'back' (a card back), 'offset' (a card far off its cell)."""
+    turned 90°), 'back' (a card back), 'offset' (a card far off its cell). ``art``: for an
+    'action' or 'back', the caller's picture of the card (a scan) instead of a drawn one."""
     cat = catalogue or default_catalogue()
     aug = augment or Augment()
     if kind is None:
         kind = ABSTAIN_KINDS[int(rng.integers(len(ABSTAIN_KINDS)))]
     if kind not in ABSTAIN_KINDS:
         raise ValueError(f"unknown abstain kind {kind!r}; use one of {', '.join(ABSTAIN_KINDS)}")
+    if art is not None and kind not in ("action", "back"):
+        raise ValueError(f"a picture can stand in for an action card or a card back, not for {kind!r}")
     if kind == "hand":
         faces = [f.id for f in cat.faces.values()]
         if rng.random() < 0.8:
@@ -628,7 +632,7 @@ def render_abstain(rng: np.random.Generator, kind: str | None = None, *, out_siz
         else:
             centre = _Centre("empty", hand="cover")
     else:
-        centre = _Centre(kind)
+        centre = _Centre(kind, art=art)
     return _render(centre, rng, out_size, cat, aug, None), kind
 
 

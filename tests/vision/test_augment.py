@@ -64,6 +64,17 @@ def test_cells_and_negatives_are_uint8_bgr_of_the_asked_size():
         assert got == kind and img.shape == (OUT[1], OUT[0], 3) and img.dtype == np.uint8
 
 
+def test_a_picture_of_an_action_card_stands_in_for_a_drawn_one():
+    picture = np.zeros((88, 57, 3), np.uint8)
+    picture[:] = (40, 200, 40)  # a flat green card no drawing makes
+    img, kind = render_abstain(np.random.default_rng(1), "action", out_size=OUT, augment=Augment.clean(),
+                               art=picture)
+    middle = img[OUT[1] // 3:2 * OUT[1] // 3, OUT[0] // 3:2 * OUT[0] // 3].reshape(-1, 3).mean(axis=0)
+    assert kind == "action" and middle[1] > 150 and middle[0] < 90 and middle[2] < 90
+    with pytest.raises(ValueError, match="not for 'hand'"):
+        render_abstain(np.random.default_rng(1), "hand", art=picture)
+
+
 def test_same_seed_same_crop_other_seed_other_crop():
     a = render_cell("t-nes", 180, np.random.default_rng(3))
     b = render_cell("t-nes", 180, np.random.default_rng(3))
