@@ -50,12 +50,13 @@ VIDEO_FPS = 10.0
 # tracker sees it hold still and commits it.
 STILL_FPS = 5.0
 PHOTO_SECONDS = 3.0  # how long each photo of a folder is on view
-# Seconds of quiet frames the pipeline may spend on a lattice that reads cards where no
-# maze card can be (or contradicts itself) before the grid is fitted again from scratch:
-# a lattice fitted while the table held only the start and the goals can be a wrong
-# pitch that tracking alone never leaves.
+# Seconds of quiet frames the pipeline may spend on a lattice that reads its own cards as
+# no maze card (or contradicts itself), or reads a card off its cell, before the grid is
+# fitted again from scratch: a lattice fitted while the table held only the start and the
+# goals can be a wrong pitch that tracking alone never leaves. A cell beside the maze that
+# reads as no maze card is most often a loose card lying there, and says nothing about it.
 REFIT_AFTER_S = 3.0
-UNREADABLE = ("not-a-maze-card", "conflict", "off-cell")
+UNREADABLE = ("not-a-maze-card", "conflict")
 # While no maze is found every frame is a fit from scratch (ten times a tracked frame's
 # work): a few tries a second find a maze laid down as soon and leave the machine free.
 SEARCH_FPS = 2.0
@@ -313,7 +314,9 @@ class VisionFeed(TableFeed):
         self._publish(picture.image, step.lattice, step.observation)
 
     def _watch_lattice(self, step, now: float) -> None:
-        unreadable = not step.busy and any(u.reason in UNREADABLE for u in step.observation.uncertain)
+        maze = step.lattice.cells if step.lattice is not None else frozenset()
+        unreadable = not step.busy and any(u.reason == "off-cell" or (u.reason in UNREADABLE and (u.x, u.y) in maze)
+                                           for u in step.observation.uncertain)
         if not unreadable:
             self._unreadable_since = None
         elif self._unreadable_since is None:

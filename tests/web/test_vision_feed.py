@@ -242,6 +242,29 @@ def test_without_a_camera_the_state_says_so(table):
     assert 'id="camera"' not in table.host.get(f"/g/{table.game_id}/table").get_data(as_text=True)
 
 
+def test_the_grid_is_fitted_afresh_when_it_reads_its_own_cards_as_nothing_not_for_a_loose_card():
+    from types import SimpleNamespace
+
+    from vision.grid import Lattice
+    from vision.observation import Observation, Unsure
+
+    made = []
+    feed = VisionFeed.from_pictures([], lambda edition: made.append(edition) or object())
+    lattice = Lattice(np.eye(3), (100, 100), frozenset({(0, 0), (1, 0)}))
+    clock = itertools.count()
+
+    def watch(*uncertain, seconds=4.0):
+        for _ in range(int(seconds * FPS)):
+            step = SimpleNamespace(busy=False, lattice=lattice, observation=Observation(uncertain=list(uncertain)))
+            feed._watch_lattice(step, next(clock) / FPS)
+        feed._watch_lattice(SimpleNamespace(busy=False, lattice=lattice, observation=Observation()), next(clock) / FPS)
+        return len(made) - 1  # fresh fits since the feed's own
+
+    assert watch(Unsure(2, 1, "not-a-maze-card")) == 0  # a loose card beside the maze, for good
+    assert watch(Unsure(1, 0, "not-a-maze-card")) == 1  # a cell of the maze that reads as no card
+    assert watch(Unsure(3, 0, "off-cell")) == 2  # a card read across a cell's edge
+
+
 def test_threads_are_left_behind_by_none_of_these_tests():
     alive = [t.name for t in threading.enumerate() if t.name.startswith(("vision feed", "capture: "))]
     assert alive == []
