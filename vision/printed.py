@@ -60,13 +60,7 @@ def _read(path: Path) -> np.ndarray | None:
     return image
 
 
-def load_scans(folder: str | Path, split: str | None = None) -> list[Scan]:
-    """The face pictures of a folder, in manifest order.
-
-    ``split`` keeps evaluation honest: for every face with several scans, the last one is
-    'test' and the others are 'train'; a face scanned once is 'train' only.
-    """
-    root, entries = _manifest(folder)
+def _face_scans(root: Path, entries: list[dict]) -> list[Scan]:
     catalogue = default_catalogue()
     scans = []
     for entry in entries:
@@ -75,6 +69,16 @@ def load_scans(folder: str | Path, split: str | None = None) -> list[Scan]:
         image = _read(root / entry["file"])
         if image is not None:
             scans.append(Scan(entry["face"], int(entry.get("rotation_as_drawn", 0)), image))
+    return scans
+
+
+def load_scans(folder: str | Path, split: str | None = None) -> list[Scan]:
+    """The face pictures of a folder, in manifest order.
+
+    ``split`` keeps evaluation honest: for every face with several scans, the last one is
+    'test' and the others are 'train'; a face scanned once is 'train' only.
+    """
+    scans = _face_scans(*_manifest(folder))
     if split is None:
         return scans
     last = {scan.face: i for i, scan in enumerate(scans)}
@@ -92,19 +96,16 @@ class PrintedDeck:
     actions: tuple[np.ndarray, ...] = ()
 
     @classmethod
-    def load(cls, folder: str | Path, split: str | None = None) -> PrintedDeck:
-        scans = load_scans(folder, split)
+    def load(cls, folder: str | Path) -> PrintedDeck:
+        root, entries = _manifest(folder)
+        scans = _face_scans(root, entries)
         if not scans:
             raise PrintedDeckError(f"{folder} holds no readable picture of a known card face")
         faces: dict[str, list[np.ndarray]] = {}
         for scan in scans:
             faces.setdefault(scan.face, []).append(scan.upright())
-        root, entries = _manifest(folder)
         actions = [image for e in entries if e.get("kind") == "action" and (image := _read(root / e["file"])) is not None]
         return cls({face: tuple(images) for face, images in faces.items()}, tuple(actions))
-
-    def covers(self, faces) -> bool:
-        return all(face in self.faces for face in faces)
 
     def picture(self, face: str, rotation: int, rng: np.random.Generator) -> np.ndarray:
         """One of the face's pictures (chosen by ``rng``), turned to ``rotation``."""
