@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 from engine.board import GOAL_CELLS
-from engine.catalogue import STEP, Catalogue, default_catalogue
+from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catalogue
 
 from .classify import Classifier
 from .grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell,
@@ -304,11 +305,14 @@ class Pipeline:
             if len(start) == 1:
                 found, at = found | start, at | start_at
             else:
-                # Not found, it lies unread where it can hide (_may_hide_start); with more than
+                # Not found, it lies unread where it can hide (_start_may_hide); with more than
                 # one such place either way round, a guess would name every cell wrongly
-                # (anchor weighs which way round).
+                # (anchor weighs which way round). Places where it lies more likely (under a
+                # hand the skin test saw, or read as the start unsurely) rule out the others.
                 read = dict(zip(cells, readings))
-                hiding = [[c for c in places if self._may_hide_start(lattice, read.get(c), c)] for places in each_way]
+                likelihood = {c: self._start_may_hide(lattice, read.get(c), c, sure) for c in origins}
+                best = max(likelihood.values(), default=0)
+                hiding = [[c for c in places if best and likelihood[c] == best] for places in each_way]
                 if any(len(places) > 1 for places in each_way) and (
                         not any(hiding) or any(len(places) > 1 for places in hiding)):
                     raise GridError(f"the start card was not read, and the goal cards read ({len(goals)}) fit "
@@ -323,21 +327,36 @@ class Pipeline:
         more, more_at = self._find_cards(frame, lattice, sorted(places), is_goal)
         return sure | found | more, at | more_at, hidden
 
-    def _may_hide_start(self, lattice: Lattice, reading, cell: Cell) -> bool:
-        """Whether the start card may lie unread on this cell (``reading``: the classifier's,
-        None when not read): under a hand, or read as the start however unsurely once goal
-        cards are ruled out (none lies where the start would: a start read unsurely is often
-        taken for the gold, also a crossroads with something in the middle). Not a cell read
-        as another card, as no maze card (a hand the skin test missed, but as often a lattice
-        cutting across cards: on the bench photos that guessed frames wrongly as often as
-        rightly) or not read at all (bare table)."""
+    def _start_may_hide(self, lattice: Lattice, reading, cell: Cell, sure: Mapping[Cell, object]) -> int:
+        """How likely the start card lies unread on this cell (``reading``: the classifier's,
+        None when not read; ``sure``: the sure readings by cell): 0 not at all, 1 maybe, 2
+        likely.
+
+        The start is a crossroads: a card read surely next to it is open toward it, and
+        the maze grows from it, so a card beside it that opens toward it is expected.
+        Likely: under a hand, or read as the start however unsurely once goal cards are
+        ruled out (a start read unsurely is often taken for the gold, also a crossroads
+        with something in the middle). Maybe: read as no maze card or unsurely, with a
+        card beside it opening toward it (a hand the skin test missed). Not: a cell read
+        surely as another card, or not read at all (bare table), or with a card beside it
+        closed toward it. A cell read as no maze card with no such neighbour is as often a
+        lattice cutting across cards: on the bench photos that guessed frames wrongly as
+        often as rightly."""
+        opens = []
+        for bit in EDGE_BITS:
+            neighbour = sure.get((cell[0] + STEP[bit][0], cell[1] + STEP[bit][1]))
+            if neighbour is not None and not is_goal(neighbour.face):
+                opens.append(bool(self.catalogue.face(neighbour.face).shape(neighbour.rotation).open & OPPOSITE[bit]))
+        if not all(opens) or (reading is None and cell not in lattice.occluded) or (
+                cell in sure and not is_goal(sure[cell].face)):
+            return 0
         if cell in lattice.occluded:
-            return True
-        if reading is None:
-            return False
+            return 2
         classes = self.classifier.classes
         likeliest = int(np.where([is_goal(c.face) for c in classes], 0.0, reading.probabilities).argmax())
-        return classes[likeliest].face == "start"
+        if classes[likeliest].face == "start":
+            return 2
+        return 1 if any(opens) else 0
 
     def _find_cards(self, frame: np.ndarray, lattice: Lattice, places: list[Cell], wanted) -> tuple[dict, dict]:
         """Goal cards (or the start: ``wanted`` says which faces) on these cells, each read

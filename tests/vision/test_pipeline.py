@@ -113,14 +113,27 @@ def test_the_start_can_hide_under_a_hand_or_behind_an_unsure_reading_of_it(pipel
             probs[names.index(name.replace("_", "-"))] = p
         return SimpleNamespace(probabilities=probs)
 
+    def card(face):
+        return SimpleNamespace(face=face, rotation=0)
+
     lattice = Lattice(np.eye(3), (100, 100), frozenset({(1, 0), (2, 0)}), occluded=frozenset({(0, 0)}))
-    hides = pipeline._may_hide_start
-    assert hides(lattice, None, (0, 0))  # under a hand
-    assert hides(lattice, reading(start=0.6, cross=0.4), (1, 0))  # the start, unsurely
-    assert hides(lattice, reading(goal_gold=0.5, start=0.3, cross=0.2), (1, 0))  # no goal lies there
-    assert not hides(lattice, reading(cross=0.6, start=0.4), (1, 0))  # another card, even unsurely
-    assert not hides(lattice, reading(other=0.9, start=0.1), (2, 0))  # no maze card
-    assert not hides(lattice, None, (3, 0))  # not read: bare table
+
+    def hides(reading, cell, sure=None):
+        return pipeline._start_may_hide(lattice, reading, cell, sure or {})
+
+    assert hides(None, (0, 0)) == 2  # under a hand
+    assert hides(reading(start=0.6, cross=0.4), (1, 0)) == 2  # the start, unsurely
+    assert hides(reading(goal_gold=0.5, start=0.3, cross=0.2), (1, 0)) == 2  # no goal lies there
+    assert hides(reading(cross=0.6, start=0.4), (1, 0)) == 0  # another card, even unsurely
+    assert hides(None, (3, 0)) == 0  # not read: bare table
+    # no maze card (a hand the skin test missed?): only where a card beside it opens toward it
+    assert hides(reading(other=0.9, start=0.1), (2, 0)) == 0
+    east = {(3, 0): card("straight-ew")}
+    assert hides(reading(other=0.9, start=0.1), (2, 0), east) == 1
+    # the start is a crossroads: a card read beside it closed toward it rules it out
+    assert hides(reading(other=0.9, start=0.1), (2, 0), east | {(2, 1): card("straight-ew")}) == 0
+    assert hides(None, (0, 0), {(1, 0): card("dead-e")}) == 0
+    assert hides(None, (0, 0), {(1, 0): card("straight-ew"), (9, 9): card("dead-e")}) == 2
 
 
 def test_a_cell_judged_crosswise_with_a_card_square_on_it_is_read(pipeline):
