@@ -4,8 +4,9 @@ Every page, JSON answer and SSE event is built by ``view_for(snapshot, viewer, c
 The table and the host get the public view; a seat gets the public view plus its own
 ``me`` block (role, peeks, gold, its gold pick or theft). Public parts are computed from a
 public projection of the board (face-down goals without their faces), so a route that
-draws the maze or checks a placement cannot learn a goal's secret by accident. After the
-last round everything is revealed to everyone.
+draws the maze or checks a placement cannot learn a goal's secret by accident. When a
+round ends its roles are turned over for everyone, as the dwarf cards are at the table;
+after the last round everything is revealed to everyone.
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ def view_for(snap: Snapshot, viewer: Viewer, ctx: Context) -> dict:
                       for c in snap.tabletop.contested],
         "verdict": _latest(snap, lang, ("placed", "illegal")),
         "sharing": _sharing(snap),
-        "result": _result(snap),
+        "result": _result(snap, lang),
         "status": _status(snap, me, lang),
         "log": _log(snap, me, lang),
     }
@@ -242,14 +243,19 @@ def _sharing(snap: Snapshot) -> dict:
     }
 
 
-def _result(snap: Snapshot) -> dict | None:
-    """The public facts of the round that ended: was the gold reached, and by whom."""
+def _result(snap: Snapshot, lang: str) -> dict | None:
+    """The public facts of the round that ended: was the gold reached, by whom, and who was
+    what. The dwarf cards are turned over when a round ends (the rules' own words: "En el
+    momento en que se acaba la ronda se descubren las cartas de enano"); the gold stays
+    secret until the game ends."""
     game = snap.game
     if game is None or game.round is None or not game.round.ended:
         return None
     r = game.round
     gold = r.end_reason == "gold"
-    return {"round": game.round_number, "gold_reached": gold, "finisher": _name(snap, r.finisher) if gold else None}
+    return {"round": game.round_number, "gold_reached": gold, "finisher": _name(snap, r.finisher) if gold else None,
+            "roles": [{"seat": s, "name": _name(snap, s), "role": role, "role_name": translate(lang, f"role.{role}")}
+                      for s, role in enumerate(r.roles)]}
 
 
 def _status(snap: Snapshot, me: int | None, lang: str) -> str:

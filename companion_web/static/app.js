@@ -178,6 +178,14 @@
           ? t("ui.result-gold", { name: v.result.finisher }) : t("ui.result-none"));
       }
     }
+    // the dwarf cards turned over at the round's end: everyone's role, until the next deal
+    const roles = $("#round-roles");
+    if (roles) {
+      const shown = v.result ? v.result.roles : [];
+      show(roles, shown.length > 0);
+      fill(roles, shown.map((row) => el("li", {}, el("span", { class: "seat-name", text: row.name }),
+        el("span", { class: `role role-${row.role}`, text: row.role_name }))));
+    }
     if (v.board.svg !== lastSvg) {
       $("#maze").innerHTML = v.board.svg; // drawn by the server from public placements; no player text inside
       lastSvg = v.board.svg;

@@ -44,9 +44,12 @@ class Secrets:
 
     def check(self, table_page) -> None:
         # One look at the page, so that an update arriving meanwhile cannot mix two states.
-        final, shown, html = table_page.evaluate(
-            "() => [!document.getElementById('final-panel').hidden, document.querySelector('main').innerText,"
-            " document.documentElement.outerHTML]")
+        # The dwarf cards turned over at a round's end (#round-roles) are public; nothing else.
+        final, shown, html = table_page.evaluate("""() => {
+            const roles = document.getElementById('round-roles');
+            return [!document.getElementById('final-panel').hidden,
+                    document.querySelector('main').innerText.replace(roles.innerText, ''),
+                    document.documentElement.outerHTML.replace(roles.outerHTML, '')]; }""")
         if final:
             return  # the end-of-game reveal: everything is public now
         for name in ROLE_NAMES:
@@ -152,6 +155,11 @@ def test_a_game_on_phones(server, browser, screens):
             .then(r => r.status)""", [game_id, x, y])
     assert game().round.ended and game().draft is not None
     expect(screen.locator("#result")).to_contain_text("reached the gold")
+    # the round is over: its dwarf cards are turned over, on the table screen and on every phone
+    roles = game().round.roles
+    for page, table in ((screen, EN), (phones[0], EN), (phones[1], PL), (phones[2], EN)):
+        expect(page.locator("#round-roles .seat-name")).to_have_text(["Ana", "Bartek", "Cleo"])
+        expect(page.locator("#round-roles .role")).to_have_text([table[f"role.{r}"] for r in roles])
     screen.screenshot(path=str(screens / "table-gold.png"), full_page=True)
     secrets.check(screen)
 

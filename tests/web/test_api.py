@@ -314,8 +314,10 @@ def test_the_host_declares_the_draw_pile_empty(table):
     table.join("Ana", "Bo", "Cy", "Di", "Ed")
     table.start()
     view = table.do("exhausted")["view"]
-    assert view["result"] == {"round": 1, "gold_reached": False, "finisher": None}
     game = table.game()
+    assert view["result"] == {"round": 1, "gold_reached": False, "finisher": None, "roles": [
+        {"seat": s, "name": name, "role": role, "role_name": {"miner": "Gold-digger", "saboteur": "Saboteur"}[role]}
+        for s, (name, role) in enumerate(zip(["Ana", "Bo", "Cy", "Di", "Ed"], game.round.roles))]}
     saboteurs = [s for s, r in enumerate(game.round.roles) if r == "saboteur"]
     for seat, phone in enumerate(table.phones):
         assert phone.me()["won"] is (seat in saboteurs)

@@ -6,7 +6,8 @@ answer each phone and the public table screen received is kept: JSON answers, HT
 and SSE events. Each is then searched for what its receiver must not know:
 
 * role words (every role's id and its English and Polish names) anywhere outside the
-  seat's own ``me`` block and its own private log lines, before the final reveal;
+  seat's own ``me`` block and its own private log lines, while a round is played (its
+  dwarf cards are turned over when it ends) and before the final reveal;
 * the face of any goal that was not turned over, outside the seat's own peeks;
 * other seats' gold: distinctive canary amounts (7111, 7222, ...) are planted in every
   seat's gold between rounds, so any number that reveals someone's gold is findable;
@@ -86,6 +87,8 @@ def problems_in_view(view: dict, seat: int | None, truth: Truth, own_private: Co
     me = view.get("me") or {}
     public = {k: v for k, v in view.items() if k not in ("me", "log")}
     public["game"] = {k: v for k, v in view["game"].items() if k not in ("title", "edition", "options")}
+    if public.get("result"):  # the round has ended: its dwarf cards are turned over for all to see
+        public["result"] = {k: v for k, v in public["result"].items() if k != "roles"}
     private_lines = [line["text"] for line in view["log"] if line["tone"] == "private"]
     public["log"] = [line for line in view["log"] if line["tone"] != "private"]
     mine_extra = {k: v for k, v in me.items() if k not in ("role", "role_name", "role_hint")}

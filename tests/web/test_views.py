@@ -190,8 +190,27 @@ def test_the_draft_shows_the_cards_to_the_picker_only():
     winners = [s for s in range(5) if s != 3]
     assert all(seat_view(done, s)["me"]["won"] is True for s in winners)
     assert sum(seat_view(done, s)["me"]["round_gold"] for s in winners) == sum(sum(g) for g in game.gold)
-    assert view_for(done, TABLE_VIEWER, Context())["result"] == {
+    result = view_for(done, TABLE_VIEWER, Context())["result"]
+    assert {k: v for k, v in result.items() if k != "roles"} == {
         "round": 1, "gold_reached": True, "finisher": NAMES[game.round.finisher]}
+
+
+@pytest.mark.parametrize("lang", ["en", "pl"])
+def test_the_dwarf_cards_are_turned_over_when_the_round_ends_for_every_screen(lang):
+    game = table_game("saboteur", 5, seed=8)
+    roles = ["miner", "saboteur", "miner", "miner", "saboteur"]
+    for seat, role in enumerate(roles):
+        with_role(game, seat, role)
+    playing = snapshot_of(game)
+    viewers = [Viewer("seat", s + 1) for s in range(5)] + [TABLE_VIEWER, HOST_VIEWER]
+    assert all(view_for(playing, v, Context(lang=lang))["result"] is None for v in viewers)
+    start = copy.deepcopy(game.to_json())
+    reach_gold(game)
+    ended = snapshot_of(game, round_start=start)
+    names = {r: translate(lang, f"role.{r}") for r in set(roles)}
+    for viewer in viewers:
+        shown = view_for(ended, viewer, Context(lang=lang))["result"]["roles"]
+        assert shown == [{"seat": s, "name": NAMES[s], "role": r, "role_name": names[r]} for s, r in enumerate(roles)]
 
 
 def test_a_thief_chooses_a_victim_and_nobody_else_does():
@@ -291,7 +310,8 @@ def scramble(snap: Snapshot, keep: int | None, rng: random.Random) -> Snapshot:
         peeked = {tuple(p["cell"]) for p in r["seats"][keep]["peeks"] if p.get("kind") == "goal"} if keep is not None else set()
         for s in others:
             seat = r["seats"][s]
-            seat["role"] = rng.choice(roles)
+            if not r["ended"]:  # the dwarf cards are turned over when the round ends
+                seat["role"] = rng.choice(roles)
             seat["peeks"] = [{"kind": "goal", "cell": [8, rng.choice([-2, 0, 2])], "face": rng.choice(
                 ["goal-gold", "goal-stone-ne"])} for _ in range(rng.randrange(3))]
             if seat["hand"] is not None:
