@@ -901,6 +901,7 @@ def _card_directions(work: _Work) -> tuple[np.ndarray, np.ndarray, np.ndarray] |
 READ_SIZES = np.exp(np.linspace(math.log(18.0), math.log(160.0), 23))
 READ_PHASES = tuple((px, py) for px in (0.0, 1 / 3, 2 / 3) for py in (0.0, 0.25, 0.5, 0.75))
 READ_KEEP = 3
+READ_SPOTS = 3  # busy spots tried in turn: a hand over the maze is busy too
 # Card aspects (of PITCH_RATIO) tried where the aspect sets a pitch: a camera tilted up to
 # 25 degrees, or a wide lens off its axis, foreshortens a card's long side or its short one
 # by up to a sixth or so.
@@ -915,6 +916,7 @@ def _reading_hypotheses(work: _Work, frame: np.ndarray, reads_cards: CardCheck) 
     card's aspect, or foreshortened) and phase, each way round, is read at the seed's
     cell; those that read a card there are read on the eight cells round it too, and the
     best READ_KEEP kept (the first found of equals; four neighbours alone tie too often).
+    Where none is found, the next busiest spot is tried (a hand over the maze is busy too).
 
     One of the two directions can be wrong (a long tunnel wall or a diagonal run of card
     corners outvoting a card side among few small cards): unless they are square already,
@@ -927,21 +929,23 @@ def _reading_hypotheses(work: _Work, frame: np.ndarray, reads_cards: CardCheck) 
     pairs = [(d1, d2)]
     if abs(float(d1 @ d2)) > math.sin(math.radians(SQUARE_WITHIN_DEG)):
         pairs += [(d1, np.array([-d1[1], d1[0]])), (np.array([d2[1], -d2[0]]), d2)]
-    seed = _seed_px(work)
     size = (frame.shape[1], frame.shape[0])
-    hits = []
-    for (a1, a2), ratio, short in itertools.product(pairs, FORESHORTENING, READ_SIZES):
-        for across, along in ((a1, a2), (a2, -a1)):
-            x_axis, y_axis = across * short, -along * short * PITCH_RATIO * ratio
-            for px, py in READ_PHASES:
-                origin = seed + px * x_axis + py * y_axis
-                h = np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0, 0, 1.0]])
-                if reads_cards(frame, Lattice(h, size, frozenset({(0, 0)}))) > 0:
-                    hits.append(h)
     ring = frozenset((x, y) for x in (-1, 0, 1) for y in (-1, 0, 1)) - {(0, 0)}
-    shares = [reads_cards(frame, Lattice(h, size, ring)) for h in hits]
-    best = sorted(range(len(hits)), key=lambda i: -shares[i])[:READ_KEEP]  # a stable sort: the first of equals
-    return [hits[i] for i in best if shares[i] >= 0.5]
+    for seed in _busy_spots(work, READ_SPOTS):  # the next spot only where nothing reads at this one
+        hits = []
+        for (a1, a2), ratio, short in itertools.product(pairs, FORESHORTENING, READ_SIZES):
+            for across, along in ((a1, a2), (a2, -a1)):
+                x_axis, y_axis = across * short, -along * short * PITCH_RATIO * ratio
+                for px, py in READ_PHASES:
+                    origin = seed + px * x_axis + py * y_axis
+                    h = np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0, 0, 1.0]])
+                    if reads_cards(frame, Lattice(h, size, frozenset({(0, 0)}))) > 0:
+                        hits.append(h)
+        shares = [reads_cards(frame, Lattice(h, size, ring)) for h in hits]
+        best = sorted(range(len(hits)), key=lambda i: -shares[i])[:READ_KEEP]  # a stable sort: the first of equals
+        if found := [hits[i] for i in best if shares[i] >= 0.5]:
+            return found
+    return []
 
 
 def _seed_segments(work: _Work) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -955,10 +959,25 @@ def _seed_segments(work: _Work) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _seed_px(work: _Work) -> np.ndarray:
     """The busiest spot of the picture (where the maze is), in frame pixels."""
+    return _busy_spots(work, 1)[0]
+
+
+def _busy_spots(work: _Work, count: int) -> list[np.ndarray]:
+    """Up to ``count`` busy spots of the picture (frame pixels), busiest first, each a
+    twentieth of the picture's width or more from the others and half as busy as the
+    first or more: more places on the maze, should the busiest be a hand over it."""
     h, w = work.busy.shape
-    dy, dx = np.unravel_index(int(np.argmax(work.density)), work.density.shape)
-    seed = ((dx + 0.5) * w / work.density.shape[1], (dy + 0.5) * h / work.density.shape[0])
-    return apply_homography(np.linalg.inv(work.small_from_frame), [seed])[0]
+    density = work.density.copy()
+    dh, dw = density.shape
+    apart = max(1, dw // 20)
+    spots = []
+    while len(spots) < count:
+        dy, dx = np.unravel_index(int(np.argmax(density)), density.shape)
+        if spots and density[dy, dx] < 0.5 * work.density.max():
+            break
+        spots.append(((dx + 0.5) * w / dw, (dy + 0.5) * h / dh))
+        density[max(0, dy - apart):dy + apart + 1, max(0, dx - apart):dx + apart + 1] = 0.0
+    return list(apply_homography(np.linalg.inv(work.small_from_frame), spots))
 
 
 def _straighten(work: _Work, seed: np.ndarray, direction: float) -> float:

@@ -429,10 +429,10 @@ def test_the_variants_of_a_lattice_hold_the_true_one_when_the_cards_look_foresho
                for v in grid._variants(wrong, seed))
 
 
-def striped_table_with_cards(rng, size=(960, 540), card_short=60, stripes_deg=10.0):
+def striped_table_with_cards(rng, size=(960, 540), card_short=60, stripes_deg=10.0, block=(3, 3)):
     """A noisy orange cloth striped by a blind's shadows (bands at ``stripes_deg``), with a
-    3 x 3 block of cards of one printing square to the picture in the middle: the stripes
-    have longer, crisper edges than the cards' soft rock."""
+    block of cards (3 x 3, or ``block`` columns x rows) of one printing square to the
+    picture in the middle: the stripes have longer, crisper edges than the cards' soft rock."""
     w, h = size
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     a = np.radians(stripes_deg)
@@ -444,13 +444,14 @@ def striped_table_with_cards(rng, size=(960, 540), card_short=60, stripes_deg=10
     style = cardart.CardStyle.sample(rng)
     card = (card_short, round(card_short * PITCH_RATIO))
     faces = ["cross", "straight-ew", "t-nes", "curve-ne", "start", "dead-ns", "straight-ns", "cross", "curve-nw"]
-    x0, y0 = w // 2 - 3 * card[0] // 2, h // 2 - 3 * card[1] // 2
-    for i, face in enumerate(faces):
-        art = cardart.draw_face(default_catalogue().face(face), 0, style, rng, size=card)
-        x, y = x0 + (i % 3) * card[0], y0 + (i // 3) * card[1]
+    columns, rows = block
+    x0, y0 = w // 2 - columns * card[0] // 2, h // 2 - rows * card[1] // 2
+    for i in range(columns * rows):
+        art = cardart.draw_face(default_catalogue().face(faces[i % len(faces)]), 0, style, rng, size=card)
+        x, y = x0 + (i % columns) * card[0], y0 + (i // columns) * card[1]
         image[y:y + card[1], x:x + card[0]] = art
     image += rng.normal(0, 5, image.shape)  # the cloth's weave and the sensor's noise
-    return np.clip(image, 0, 255).astype(np.uint8), (x0, y0, x0 + 3 * card[0], y0 + 3 * card[1])
+    return np.clip(image, 0, 255).astype(np.uint8), (x0, y0, x0 + columns * card[0], y0 + rows * card[1])
 
 
 def test_cards_on_a_striped_cloth_are_told_from_it_by_colour():
@@ -502,8 +503,27 @@ def test_reading_finds_the_lattice_where_the_edges_mislead():
     assert_on_the_cards(found[0], (x0, y0), card)
 
 
-def block_reader(corner, card):
-    """A stand-in for the classifier's check on the 3 x 3 block of cards whose north-west
+def test_reading_looks_past_a_hand_over_the_busiest_spot():
+    """A hand over the maze's busiest spot: the card there reads as nothing (the reader
+    says so), and the lattice is found by reading at the next busiest spots, on the cards."""
+    image, (x0, y0, x1, y1) = striped_table_with_cards(np.random.default_rng(3), block=(5, 3))
+    card = ((x1 - x0) / 5, (y1 - y0) / 3)
+    work = grid._Work(image, 960)
+    under_hand = np.floor((grid._seed_px(work) - (x0, y0)) / card)  # the card the busiest spot lies on
+    reads = block_reader((x0, y0), card, (5, 3))
+
+    def reads_cards(frame, lattice):
+        shares = [0.0 if (np.floor((lattice.centre(c) - (x0, y0)) / card) == under_hand).all()
+                  else reads(frame, replace(lattice, cells=frozenset({c}))) for c in lattice.cells]
+        return float(np.mean(shares))
+
+    found = grid._reading_hypotheses(work, image, reads_cards)
+    assert found
+    assert_on_the_cards(found[0], (x0, y0), card)
+
+
+def block_reader(corner, card, block=(3, 3)):
+    """A stand-in for the classifier's check on the block of cards (columns x rows) whose north-west
     corner is at ``corner`` (cards ``card`` pixels, square to the picture): a cell reads as
     a card where its crop lies on one within the classifier's tolerance (a fifth of a card
     across, an eighth along), square to it and of its size."""
@@ -513,7 +533,8 @@ def block_reader(corner, card):
             u, v = (lattice.centre(c) - corner) / card - 0.5  # card coordinates of the crop's middle
             q = lattice.quad(c)
             square = all(min(abs(side[0]), abs(side[1])) < 0.1 * card[0] for side in (q[1] - q[0], q[3] - q[0]))
-            hits.append(-0.3 < u < 2.3 and -0.3 < v < 2.3 and abs(u - round(u)) < 0.2 and abs(v - round(v)) < 0.12
+            on_block = -0.3 < u < block[0] - 0.7 and -0.3 < v < block[1] - 0.7
+            hits.append(on_block and abs(u - round(u)) < 0.2 and abs(v - round(v)) < 0.12
                         and square and np.isclose(lattice.cell_size_px(), card[0], rtol=0.1))
         return float(np.mean(hits))
 
