@@ -9,7 +9,9 @@ maze card holds back the cells round it while it is new and only its own once it
 lain still (a loose card over a cell's corner); an uncertain cell keeps its committed
 content. Because a commit needs a full quiet hold, a still board never flip-flops. Cards
 that steady just after the first view belong to it (read late, they were there all
-along), unless the first view saw their cell bare: then they were laid.
+along), unless the first view saw their cell bare: then they were laid. So does, however
+late, a card on a cell the first view read as uncertain and no view has seen bare since
+(a card too worn or too glared at to read until the light changed).
 
 Commits become events carrying the engine's verdict: a card placed (judged against the
 maze as it was), a card removed (a rockfall), a goal reached by a tunnel, a goal turned
@@ -72,6 +74,7 @@ class MazeTracker:
     _candidates: dict[Cell, _Candidate] = field(default_factory=dict)
     _settled_at: float = 0.0
     _seen_empty: set[Cell] = field(default_factory=set)  # cells the first view saw bare
+    _unread: set[Cell] = field(default_factory=set)  # cards of the first view not read yet, never seen bare
     _alien_since: dict[Cell, float] = field(default_factory=dict)  # cells read as no maze card, since when
     _at_odds_since: float | None = None  # since when the quiet view contradicts several committed cards
 
@@ -116,13 +119,18 @@ class MazeTracker:
         for cell in [c for c in self._candidates if c not in view and c not in unsure]:
             del self._candidates[cell]
         if self.board is None:
-            return self._settle_first(ready, {c for c, v in view.items() if v is None}, now)
+            return self._settle_first(ready, {c for c, v in view.items() if v is None}, unsure, now)
+        self._unread -= {c for c, v in view.items() if v is None}  # bare after all: a card there is laid
         events = []
         if now - self._settled_at < self.settle_s:
             # a card steadying on a cell the first view saw bare was laid since: a move
-            events = self._join_first_view({c: v for c, v in ready.items() if c not in self._seen_empty},
-                                           committed, now)
-            ready = {c: v for c, v in ready.items() if c in self._seen_empty}
+            late = {c: v for c, v in ready.items() if c not in self._seen_empty}
+        else:
+            late = {c: v for c, v in ready.items() if c in self._unread}
+        if late:
+            events = self._join_first_view(late, committed, now)
+            self._unread -= set(late)
+            ready = {c: v for c, v in ready.items() if c not in late}
         contradicted = [c for c, v in ready.items() if c in committed and not self._reveals(committed[c], v)]
         if len(contradicted) > 1:
             if self._at_odds_since is None:
@@ -156,9 +164,11 @@ class MazeTracker:
         return [TrackEvent("maze-seen", f"also in view from the start: {len(joined)} more card"
                            + ("s" if len(joined) > 1 else ""), time=now)]
 
-    def _settle_first(self, ready: dict[Cell, Content], bare: set[Cell], now: float) -> list[TrackEvent]:
+    def _settle_first(self, ready: dict[Cell, Content], bare: set[Cell], unsure: set[Cell],
+                      now: float) -> list[TrackEvent]:
         """The first quiet view: every card that has held still becomes the maze at once;
-        ``bare``: the cells this frame reads as bare table."""
+        ``bare``: the cells this frame reads as bare table, ``unsure``: those it reads as
+        uncertain (a card there, not read yet)."""
         cards = {c: v for c, v in ready.items() if v is not None}
         if not any(face == "start" for face, _ in cards.values()):
             return []  # the start card anchors the maze; wait until it has held still
@@ -169,6 +179,7 @@ class MazeTracker:
         self.board = board
         self._settled_at = now
         self._seen_empty = bare
+        self._unread = unsure - set(cards)
         return [TrackEvent("maze-seen", f"the maze is in view: {len(cards)} cards", time=now)]
 
     def _is_goal(self, content: Content) -> bool:

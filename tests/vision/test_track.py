@@ -55,6 +55,20 @@ def test_a_card_of_the_first_view_read_late_joins_it_even_after_a_hand_passed():
     assert [e.kind for e in events] == ["maze-seen", "maze-seen"]  # no move announced
 
 
+def test_a_card_of_the_first_view_read_only_much_later_joins_it_unless_its_cell_was_seen_bare():
+    late = SeenCard(1, 0, "straight-ew", 0, 0.98)
+    unread = seen(uncertain=[Unsure(1, 0, "low-confidence")])
+    # unsure for long after the first view (worn, or under glare), then read: no move
+    tracker = MazeTracker(hold_s=0.5, min_frames=3, settle_s=1.0)
+    events, _ = run(tracker, [(unread, set(), False)] * 40 + [(seen(late), set(), False)] * 7)
+    assert [e.kind for e in events] == ["maze-seen", "maze-seen"] and tracker.board.at((1, 0)) is not None
+    # seen bare in between: whatever lies there now was laid
+    tracker = MazeTracker(hold_s=0.5, min_frames=3, settle_s=1.0)
+    frames = [(unread, set(), False)] * 40 + [(seen(), {(1, 0)}, False)] * 3 + [(seen(late), set(), False)] * 7
+    events, _ = run(tracker, frames)
+    assert [e.kind for e in events] == ["maze-seen", "placed"]
+
+
 def test_something_that_is_no_maze_card_holds_back_its_neighbours_only_while_it_is_new():
     tracker, t = settled()
     card = SeenCard(1, 0, "straight-ew", 0, 0.98)
