@@ -1279,6 +1279,9 @@ def _unit(deg: float) -> np.ndarray:
     return np.array([math.cos(math.radians(deg)), math.sin(math.radians(deg))])
 
 
+SKEW_TOLERATED = math.sin(math.radians(10.0))  # cosine of the cell axes' angle, fully plausible up to it
+
+
 def _aspect_plausibility(h: np.ndarray, shape) -> float:
     """1 when the lattice's cells could be 58 x 89 mm rectangles seen by a camera with square
     pixels and its principal point at the centre, falling off as they could not."""
@@ -1293,9 +1296,14 @@ def _aspect_plausibility(h: np.ndarray, shape) -> float:
     f = float(np.clip(f, 0.4 * width, 4.0 * width))
     kf = np.diag([1 / f, 1 / f, 1.0])
     r1, r2 = kf @ c1, kf @ c2
-    aspect = np.linalg.norm(r2) / max(np.linalg.norm(r1), 1e-12)
+    n1, n2 = np.linalg.norm(r1), np.linalg.norm(r2)
+    aspect = n2 / max(n1, 1e-12)
     off = abs(math.log(aspect / PITCH_RATIO))
-    return float(max(0.0, 1 - off / math.log(1.25)))
+    # the card's corners are right angles: a lattice whose axes meet askew on the table (an
+    # affine one sheared by more than a tilted view shears it, about 6 degrees at 25) is none
+    skew = abs(float(r1 @ r2)) / max(n1 * n2, 1e-12)
+    square = float(np.clip((2 * SKEW_TOLERATED - skew) / SKEW_TOLERATED, 0.0, 1.0))
+    return float(max(0.0, 1 - off / math.log(1.25))) * square
 
 
 def _seed_cells(work: _Work, h: np.ndarray, reach: float) -> list[Cell]:

@@ -429,6 +429,22 @@ def test_the_variants_of_a_lattice_hold_the_true_one_when_the_cards_look_foresho
                for v in grid._variants(wrong, seed))
 
 
+def test_a_lattice_whose_cells_are_not_right_angled_is_implausible():
+    """Cards are rectangles: a tilted camera shears a lattice by a few degrees, not by 25."""
+    def lattice(angle_deg, tilt=np.eye(3)):  # cells 50 px across; the long axis at this angle to the short one
+        a = np.radians(angle_deg)
+        long = 50.0 * PITCH_RATIO * np.array([np.cos(a), -np.sin(a)])
+        return np.array([[50.0, long[0], 900], [0, long[1], 500], [0, 0, 1]]) @ tilt
+
+    shape = (1080, 1920)
+    assert grid._aspect_plausibility(lattice(90), shape) == pytest.approx(1.0)
+    assert grid._aspect_plausibility(lattice(84), shape) == pytest.approx(1.0)  # an affine view of a tilted table
+    assert grid._aspect_plausibility(lattice(65), shape) == 0.0
+    # seen in perspective, the right angles are kept and the lattice plausible
+    tilted = np.array([[1.0, 0, 0], [0, 1.0, 0], [0.0, 0.01, 1.0]])
+    assert grid._aspect_plausibility(lattice(90, tilted), shape) > 0.5
+
+
 def striped_table_with_cards(rng, size=(960, 540), card_short=60, stripes_deg=10.0, block=(3, 3)):
     """A noisy orange cloth striped by a blind's shadows (bands at ``stripes_deg``), with a
     block of cards (3 x 3, or ``block`` columns x rows) of one printing square to the
