@@ -205,6 +205,12 @@ class Pipeline:
                                ms=(time.perf_counter() - started) * 1e3, error=str(exc))
         observation, _ = self._read(frame, lattice)
         observation.ms = (time.perf_counter() - started) * 1e3
+        if not _plausible(observation, lattice):
+            # the cells where the grid sees cards read mostly as no maze card: the lattice
+            # cuts across the cards (a wrong pitch or phase), and what it reads is no maze
+            return Observation(width=frame.shape[1], height=frame.shape[0], ms=observation.ms,
+                               error="the card lattice does not line up with the cards: most cells the grid "
+                                     "sees cards on read as no maze card")
         return observation
 
     # ------------------------------------------------------------------ video

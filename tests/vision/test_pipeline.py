@@ -15,6 +15,7 @@ from engine.board import GOAL_CELLS, START_CELL
 from vision.classes import is_half_turn_symmetric
 from vision.classify import Classifier
 from vision.grid import HALF_TURN, GridError, GridTracker, Lattice, anchor, is_goal
+from vision.observation import Unsure
 from vision.pipeline import Pipeline
 from vision.scenes import SceneOptions, table_scene
 
@@ -167,6 +168,29 @@ def test_a_lone_card_read_where_the_grid_sees_table_is_left_uncertain(pipeline, 
     # is a card alone where the grid sees none (part of a neighbour's card, likely)
     assert {c.cell for c in observation.cards} == {(1, 0), (2, 0), (8, 2)}
     assert [(u.x, u.y, u.reason) for u in observation.uncertain] == [(-3, 1, "off-cell")]
+
+
+def test_a_photo_whose_lattice_reads_its_cards_as_no_maze_card_gets_an_error(pipeline, monkeypatch):
+    # the grid sees cards on the maze's cells, but most of them read as something that is no
+    # maze card: a lattice cutting across the cards, whose readings would be made up
+    from vision import pipeline as stage
+
+    s = scene(42)
+    monkeypatch.setattr(stage, "fit_lattice", lambda frame, **kw: truth_lattice(s))
+    honest = pipeline._read
+
+    def across(frame, lattice, share):
+        observation, empty = honest(frame, lattice)
+        crossed = sorted(c.cell for c in observation.cards if c.face != "start")[:round(share * len(lattice.cells))]
+        observation.cards = [c for c in observation.cards if c.cell not in crossed]
+        observation.uncertain += [Unsure(x, y, "not-a-maze-card") for x, y in crossed]
+        return observation, empty
+
+    monkeypatch.setattr(pipeline, "_read", lambda frame, lattice: across(frame, lattice, 0.3))
+    assert pipeline.observe(s.image).error is None  # a few: a loose card, a hand the skin test missed
+    monkeypatch.setattr(pipeline, "_read", lambda frame, lattice: across(frame, lattice, 0.6))
+    observation = pipeline.observe(s.image)
+    assert "does not line up with the cards" in observation.error and not observation.cards
 
 
 def test_a_plain_photo_is_read_from_scratch(pipeline):
