@@ -17,7 +17,7 @@ from werkzeug.exceptions import HTTPException
 from engine.board import Placement
 
 from . import db
-from .errors import GameError
+from .errors import GameError, InWords
 from .feed import CardPlaced, CardRemoved, FeedChange, FeedOutcome, GoalTurned, ManualFeed, TableFeed, TableView
 from .hub import Hub
 from .i18n import LANGUAGES, pick_language, translate
@@ -147,7 +147,7 @@ def wants_json() -> bool:
 
 def error_body(status: int, key: str, **params):
     lang = pick_language(request)
-    sentence = translate(lang, key, **params)
+    sentence = translate(lang, key, **{k: v.in_lang(lang) if isinstance(v, InWords) else v for k, v in params.items()})
     if wants_json():
         return jsonify(error=sentence, code=key), status
     return render_template("error.html", lang=lang, message=sentence, status=status), status

@@ -83,7 +83,7 @@ def run(game: Game, command: dict) -> list[Event]:
     try:
         return apply(game, command)
     except MoveError as exc:
-        raise engine_refused(str(exc)) from None
+        raise engine_refused(exc, game.names) from None
 
 
 def move_command(move: Move) -> dict:

@@ -37,7 +37,15 @@ ROUNDS = 3
 
 
 class MoveError(ValueError):
-    """A move the rules do not allow now, with the reason in words."""
+    """A move the rules do not allow now, with the reason in English words. ``code`` names
+    the reason for a translation and ``params`` fill it in (seats as seat numbers, tools
+    by id, an illegal placement's ``reasons``); "refused" is any reason without a code of
+    its own."""
+
+    def __init__(self, message: str, code: str = "refused", **params):
+        super().__init__(message)
+        self.code = code
+        self.params = params
 
 
 # ------------------------------------------------------------------ moves
@@ -243,11 +251,11 @@ class Round:
     def play(self, move: Move, rng: random.Random | None = None) -> list[Event]:
         """Carry out one turn. Raises MoveError, leaving the round unchanged, if it is not allowed."""
         if self.ended:
-            raise MoveError("the round is over")
+            raise MoveError("the round is over", "round-over")
         if not 0 <= move.seat < self.players:
             raise MoveError(f"there is no seat {move.seat}")
         if self.tracked and move.seat != self.turn:
-            raise MoveError(f"it is seat {self.turn}'s turn, not seat {move.seat}'s")
+            raise MoveError(f"it is seat {self.turn}'s turn, not seat {move.seat}'s", "not-your-turn", seat=self.turn)
         handler = getattr(self, "_do_" + move.kind.replace("-", "_"), None)
         if handler is None:
             raise MoveError(f"unknown kind of move {move.kind!r}")
@@ -288,7 +296,7 @@ class Round:
     def declare_exhausted(self) -> list[Event]:
         """Table mode: the players say the draw pile is empty and nobody can play."""
         if self.ended:
-            raise MoveError("the round is over")
+            raise MoveError("the round is over", "round-over")
         return self._end("exhausted", "the draw pile is empty and nobody can play: the gold was not reached")
 
     def _cards_used(self, move: Move) -> list[str]:
@@ -335,7 +343,7 @@ class Round:
         except CatalogueError as exc:
             raise MoveError(str(exc)) from None
         if not verdict.legal:
-            raise MoveError("; ".join(r.message for r in verdict.reasons))
+            raise MoveError("; ".join(r.message for r in verdict.reasons), "illegal-placement", reasons=verdict.reasons)
         before = self.board.hidden_goals
         self.board.put(p)
         events = [Event("placed", str(verdict), move.seat, {"placement": p.to_dict()})]
@@ -354,7 +362,7 @@ class Round:
         target = self._target(move)
         tool = action.tools[0]
         if tool in target.broken:
-            raise MoveError(f"seat {move.target} already has a broken {tool}")
+            raise MoveError(f"seat {move.target} already has a broken {tool}", "already-broken", seat=move.target, tool=tool)
         target.broken.add(tool)
         return [Event("tool-broken", f"seat {move.seat} broke seat {move.target}'s {tool}", move.seat,
                       {"target": move.target, "tool": tool})]
@@ -366,7 +374,8 @@ class Round:
         if tool is None or tool not in action.tools:
             raise MoveError(f"{action.id} repairs {' or '.join(action.tools)}; say which")
         if tool not in target.broken:
-            raise MoveError(f"seat {move.target} has no broken {tool} to repair")
+            raise MoveError(f"seat {move.target} has no broken {tool} to repair", "nothing-to-repair", seat=move.target,
+                            tool=tool)
         target.broken.discard(tool)
         self.discard_pile.append(f"broken-{tool}")
         return [Event("tool-repaired", f"seat {move.seat} repaired seat {move.target}'s {tool}", move.seat,
@@ -387,7 +396,7 @@ class Round:
         self._action(move, "map")
         cell = tuple(move.cell) if move.cell else None
         if cell not in self.board.hidden_goals:
-            raise MoveError("a map looks at a face-down goal card")
+            raise MoveError("a map looks at a face-down goal card", "map-needs-hidden-goal")
         face = self.board.hidden_goals[cell]
         me.peeks.append({"kind": "goal", "cell": list(cell), "face": face})
         return [Event("map", f"seat {move.seat} looked at the goal at ({cell[0]},{cell[1]})", move.seat,
@@ -398,7 +407,7 @@ class Round:
     def _do_theft(self, move: Move, me: SeatState, rng) -> list[Event]:
         self._action(move, "theft")
         if me.theft is not None:
-            raise MoveError("a player may not have two theft cards in front of them")
+            raise MoveError("a player may not have two theft cards in front of them", "second-theft")
         me.theft = self.turns_played
         return [Event("theft-laid", f"seat {move.seat} laid a theft card", move.seat)]
 
@@ -406,7 +415,7 @@ class Round:
         self._action(move, "hands-off")
         target = self._target(move)
         if target.theft is None:
-            raise MoveError(f"seat {move.target} has no theft card")
+            raise MoveError(f"seat {move.target} has no theft card", "no-theft-card", seat=move.target)
         target.theft = None
         self.discard_pile.append("theft")
         return [Event("theft-removed", f"seat {move.seat} removed seat {move.target}'s theft card", move.seat,
@@ -444,7 +453,7 @@ class Round:
         self._action(move, "trap")
         target = self._target(move, other=True)
         if target.trapped:
-            raise MoveError(f"seat {move.target} is already trapped")
+            raise MoveError(f"seat {move.target} is already trapped", "already-trapped", seat=move.target)
         target.trapped = True
         return [Event("trapped", f"seat {move.seat} trapped seat {move.target}", move.seat, {"target": move.target})]
 
@@ -452,7 +461,7 @@ class Round:
         self._action(move, "free")
         target = self._target(move)
         if not target.trapped:
-            raise MoveError(f"seat {move.target} is not trapped")
+            raise MoveError(f"seat {move.target} is not trapped", "not-trapped", seat=move.target)
         target.trapped = False
         self.discard_pile.append("trapped")
         return [Event("freed", f"seat {move.seat} freed seat {move.target}", move.seat, {"target": move.target})]
@@ -516,9 +525,9 @@ class Round:
 
     def _target(self, move: Move, other: bool = False) -> SeatState:
         if move.target is None or not 0 <= move.target < self.players:
-            raise MoveError("this card needs a target seat")
+            raise MoveError("this card needs a target seat", "needs-target")
         if other and move.target == move.seat:
-            raise MoveError("this card is played on another player")
+            raise MoveError("this card is played on another player", "target-another")
         return self.seats[move.target]
 
     # -------------------------------------------------------------- simulation support

@@ -148,10 +148,12 @@ def test_turn_order_is_clockwise_and_enforced():
         assert r.turn == seat
         r.play(pass_(seat, "map"))
     assert r.turn == 2
-    with pytest.raises(MoveError, match="it is seat 2's turn, not seat 3's"):
+    with pytest.raises(MoveError, match="it is seat 2's turn, not seat 3's") as refused:
         r.play(pass_(3, "map"))
-    with pytest.raises(MoveError, match="there is no seat 4"):
+    assert (refused.value.code, refused.value.params) == ("not-your-turn", {"seat": 2})  # for a translation
+    with pytest.raises(MoveError, match="there is no seat 4") as refused:
         r.play(pass_(4, "map"))
+    assert refused.value.code == "refused"  # no sentence of its own: shown in the engine's words
 
 
 def test_a_round_can_start_at_any_seat():

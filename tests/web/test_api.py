@@ -279,6 +279,25 @@ def test_a_broken_tool_makes_the_players_placements_illegal_until_repaired(table
     assert answer["legal"] is True and answer["view"]["contested"] == []
 
 
+def test_the_engines_refusals_are_told_in_the_players_language_with_names(table):
+    table.join("Ana", "Bo", "Cy")
+    table.start()
+    breaker = table.turn()
+    victim = (breaker + 1) % 3
+    table.phone_of(breaker).post("action", {"card": "broken-pickaxe", "target": victim})
+    repairer = table.phone_of(victim)
+    # the victim mends a lantern nobody broke: in English, then in Polish, naming the seat
+    answer = repairer.post("action", {"card": "repair-pickaxe-lantern", "target": breaker, "tool": "lantern"},
+                           status=409)
+    breaker_name = table.snapshot().seats[breaker].name
+    assert answer["error"] == f"{breaker_name} has no broken lantern to repair."
+    repairer.client.set_cookie("tv_lang", "pl")
+    answer = repairer.post("action", {"card": "repair-pickaxe-lantern", "target": breaker, "tool": "lantern"},
+                           status=409)
+    assert answer["error"] == f"Gracz {breaker_name} nie ma zepsutego narzędzia do naprawy: latarnia."
+    assert answer["code"] == "refusal.nothing-to-repair"
+
+
 def test_peeking_is_the_map_card_of_the_player_whose_turn_it_is(table):
     table.join("Ana", "Bo", "Cy")
     table.start()
