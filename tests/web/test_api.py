@@ -282,19 +282,15 @@ def test_a_broken_tool_makes_the_players_placements_illegal_until_repaired(table
 def test_the_engines_refusals_are_told_in_the_players_language_with_names(table):
     table.join("Ana", "Bo", "Cy")
     table.start()
-    breaker = table.turn()
-    victim = (breaker + 1) % 3
-    table.phone_of(breaker).post("action", {"card": "broken-pickaxe", "target": victim})
-    repairer = table.phone_of(victim)
-    # the victim mends a lantern nobody broke: in English, then in Polish, naming the seat
-    answer = repairer.post("action", {"card": "repair-pickaxe-lantern", "target": breaker, "tool": "lantern"},
-                           status=409)
-    breaker_name = table.snapshot().seats[breaker].name
-    assert answer["error"] == f"{breaker_name} has no broken lantern to repair."
-    repairer.client.set_cookie("tv_lang", "pl")
-    answer = repairer.post("action", {"card": "repair-pickaxe-lantern", "target": breaker, "tool": "lantern"},
-                           status=409)
-    assert answer["error"] == f"Gracz {breaker_name} nie ma zepsutego narzędzia do naprawy: latarnia."
+    player = table.phone_of(table.turn())
+    other = (table.turn() + 1) % 3
+    name = table.snapshot().seats[other].name
+    # a lantern nobody broke is mended: in English, then in Polish, the seat by its name
+    repair = {"card": "repair-pickaxe-lantern", "target": other, "tool": "lantern"}
+    assert player.post("action", repair, status=409)["error"] == f"{name} has no broken lantern to repair."
+    player.client.set_cookie("tv_lang", "pl")
+    answer = player.post("action", repair, status=409)
+    assert answer["error"] == f"Gracz {name} nie ma zepsutego narzędzia do naprawy: latarnia."
     assert answer["code"] == "refusal.nothing-to-repair"
 
 
