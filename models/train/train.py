@@ -69,7 +69,7 @@ def fit_temperature(logits: torch.Tensor, labels: torch.Tensor) -> float:
         return loss
 
     optimiser.step(closure)
-    return float(log_t.exp())
+    return float(log_t.detach().exp())
 
 
 def predict(net: nn.Module, x: torch.Tensor, batch: int = 1024) -> tuple[torch.Tensor, torch.Tensor]:
