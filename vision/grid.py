@@ -1675,8 +1675,10 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
     goal readings on goal places wins, then the one with more goals east of the start; the
     start fixes the origin (or, unseen, a goal place 8 cells toward the maze, preferring
     one where it may lie unread: ``start_hidden_at`` when the caller knows, else any laid
-    cell). With no goal read, the half turn that puts more of the maze
-    between the start and the goal column wins (the maze grows toward the goals).
+    cell), unless two goals or more sit on their places only with the origin elsewhere (a
+    card read as the start is then another). With no goal read, the half turn that puts
+    more of the maze between the start and the goal column wins (the maze grows toward
+    the goals).
 
     The returned lattice is in the maze frame: its crops are north-up in the maze. The
     readings given here were taken in the old frame: ``maze_from_fit`` renames their cells
@@ -1695,7 +1697,8 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
     hidden = set(start_hidden_at) or lattice.cells | lattice.crosswise | lattice.occluded
     best = None
     for turn in (np.eye(3), HALF_TURN):
-        for origin in _origins(turn, starts, goals):
+        read_starts = _origins(turn, starts, [])
+        for origin in read_starts + _origins(turn, [], goals):
             shift = translation(-origin[0], -origin[1])
             maze_from_fit = shift @ turn
             placed = {map_cell(maze_from_fit, g) for g in goals}
@@ -1707,7 +1710,10 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
             # with no goal read, the maze's shape decides: it grows from the start toward the
             # goal column, so most of its cards lie between the two
             toward = sum(0 <= map_cell(maze_from_fit, c)[0] <= GOAL_COLUMN for c in lattice.cells)
-            score = (len(placed & set(GOAL_CELLS)), east, origin_possible, bool(starts), toward,
+            # two goals or more on their places outweigh a start read elsewhere (a crossroads
+            # read as the start); one goal alone fits three ways and does not
+            on_places = len(placed & set(GOAL_CELLS))
+            score = (on_places >= 2, origin in read_starts, on_places, east, origin_possible, toward,
                      -abs(turn[0, 0] - 1))
             if best is None or score > best[0]:
                 best = (score, maze_from_fit, turn is HALF_TURN)

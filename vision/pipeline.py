@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from engine.board import GOAL_CELLS
+from engine.board import GOAL_CELLS, START_CELL
 from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catalogue
 
 from .classify import Classifier
@@ -425,7 +425,8 @@ class Pipeline:
         crops = dict(zip(cells, cell_crops(frame, lattice, cells, CROP)))
         cropped = time.perf_counter()
         cards, uncertain, empty = read_cells(self.classifier, crops, recrop=_recrop(frame, lattice),
-                                             catalogue=self.catalogue, goal_places=frozenset(GOAL_CELLS))
+                                             catalogue=self.catalogue, goal_places=frozenset(GOAL_CELLS),
+                                             start_place=START_CELL)
         self.timings.update(crops=(cropped - started) * 1e3, classify=(time.perf_counter() - cropped) * 1e3)
         # a cell judged crosswise holds a card across it unless the classifier surely reads a
         # maze card there, square after all (the crop of a card laid across shows none)

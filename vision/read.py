@@ -9,9 +9,10 @@ every class), and the averaged reading decides. A card that is still confidently
 stays, even if the maze is then illegal: a player may really have laid it wrongly, and
 saying so is the point. What stays unsure is reported as uncertain, never guessed.
 
-Where the cards lie is a prior too: goal cards are laid at set-up on the goal places and
-never played, and no path card can be laid on a goal place. With the maze frame known, a
-goal place is read among the goal cards (or nothing), every other cell among the rest.
+Where the cards lie is a prior too: the start and the goal cards are laid at set-up, the
+start on its place and the goals on theirs, and never played, and no path card can be laid
+on those places. With the maze frame known, the start's place is read as the start (or
+nothing), a goal place among the goal cards (or nothing), every other cell among the rest.
 """
 
 from __future__ import annotations
@@ -87,14 +88,14 @@ def _over_copies(reads: dict[Cell, CellRead], catalogue: Catalogue) -> set[Cell]
 
 
 def read_cells(classifier: Classifier, crops: dict[Cell, np.ndarray], *, recrop: Recrop | None = None,
-               catalogue: Catalogue | None = None,
-               goal_places: frozenset[Cell] | None = None) -> tuple[list[SeenCard], list[Unsure], set[Cell]]:
+               catalogue: Catalogue | None = None, goal_places: frozenset[Cell] | None = None,
+               start_place: Cell | None = None) -> tuple[list[SeenCard], list[Unsure], set[Cell]]:
     """Cards, uncertain cells and empty cells from one crop per lattice cell (in the maze
-    frame, when ``goal_places`` is given)."""
+    frame, when ``goal_places`` and ``start_place`` are given)."""
     catalogue = catalogue or default_catalogue()
     cells = list(crops)
     probs, embedding = classifier.run([crops[c] for c in cells])
-    place = _place_prior(classifier, catalogue, goal_places)
+    place = _place_prior(classifier, catalogue, goal_places, start_place)
     probs = place(cells, classifier.blend(probs, embedding))
     reads = {c: _decide(classifier, c, p, e) for c, p, e in zip(cells, probs, embedding)}
     top2 = np.sort(probs, axis=1)[:, -2:]
@@ -120,19 +121,24 @@ def read_cells(classifier: Classifier, crops: dict[Cell, np.ndarray], *, recrop:
     return cards, uncertain, empty
 
 
-def _place_prior(classifier: Classifier, catalogue: Catalogue, goal_places: frozenset[Cell] | None):
+def _place_prior(classifier: Classifier, catalogue: Catalogue, goal_places: frozenset[Cell] | None,
+                 start_place: Cell | None = None):
     """(cells, probabilities) -> the probabilities with the classes that cannot lie on each
-    cell taken out (and the rest renormalised): goal cards off the goal places, path cards
-    on them. Without the goal places (the maze frame unknown), nothing is taken out."""
+    cell taken out (and the rest renormalised): goal cards off the goal places, the start
+    off its place, path cards on them. Without the places (the maze frame unknown), nothing
+    is taken out."""
     goal = np.array([c.face is not None and catalogue.face(c.face).kind in ("goal", "goal-back")
                      for c in classifier.classes])
+    start = np.array([c.face == "start" for c in classifier.classes])
     card = np.array([c.face is not None for c in classifier.classes])
 
     def apply(cells: Sequence[Cell], probs: np.ndarray) -> np.ndarray:
         if goal_places is None:
             return probs
         on_goal_place = np.array([c in goal_places for c in cells])[:, None]
-        allowed = np.where(on_goal_place, goal | ~card, ~goal)
+        on_start = np.array([c == start_place for c in cells])[:, None]
+        elsewhere = ~goal & ~start if start_place is not None else ~goal
+        allowed = np.where(on_goal_place, goal | ~card, np.where(on_start, start | ~card, elsewhere))
         kept = probs * allowed
         return kept / np.maximum(kept.sum(axis=1, keepdims=True), 1e-9)
 

@@ -144,6 +144,16 @@ def test_goal_cards_are_read_only_on_the_goal_places(classifier):
     assert faces(read_cells(classifier, {(3, 1): stone})[0]) == {(3, 1): "goal-stone-ne"}
 
 
+def test_the_start_is_read_only_on_its_place(classifier):
+    from engine.board import GOAL_CELLS, START_CELL
+
+    start = render_cell("start", 0, np.random.default_rng(9), augment=Augment.clean(), style=CardStyle.reference())
+    places = {"goal_places": frozenset(GOAL_CELLS), "start_place": START_CELL}
+    assert [c.face for c in read_cells(classifier, {START_CELL: start}, **places)[0]] == ["start"]
+    # the start's picture a cell off: whatever it is read as there, it is not the start
+    assert all(c.face != "start" for c in read_cells(classifier, {(0, -1): start}, **places)[0])
+
+
 def test_restricting_to_the_games_deck_never_names_a_missing_face(classifier):
     crops, _ = camera_crops(60, seed=12)
     base = {f.id for f in CATALOGUE.faces.values() if f.set == "base"}

@@ -246,6 +246,18 @@ def test_anchor_turns_the_maze_toward_a_goal_read_off_its_place():
     assert not anchored.half_turn and anchored.cells == cells
 
 
+def test_goals_on_their_places_outweigh_a_start_read_elsewhere():
+    # a hand over the start; the crossroads below it read as the start, while the three
+    # goals read in their column say where the start is
+    cells = frozenset({(-1, 0), (0, 0), (0, -1), (1, 0), (8, -2), (8, 0), (8, 2)})
+    goals = {(8, -2): ("goal-back", 0), (8, 0): ("goal-back", 0), (8, 2): ("goal-back", 0)}
+    anchored = anchor(Lattice(np.eye(3), (100, 100), cells), goals | {(0, -1): ("start", 0)})
+    assert anchored.cells == cells and not anchored.half_turn
+    # one goal alone fits three ways: the start read stands
+    anchored = anchor(Lattice(np.eye(3), (100, 100), cells), {(8, 0): ("goal-back", 0), (0, -1): ("start", 0)})
+    assert anchored.cells == {(x, y + 1) for x, y in cells}
+
+
 def test_anchor_needs_the_start_or_a_goal():
     lattice = Lattice(np.eye(3), (100, 100), frozenset({(0, 0)}))
     with pytest.raises(GridError):
