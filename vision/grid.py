@@ -1672,11 +1672,12 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
     over) at x = +8, y in {-2, 0, 2}. ``readings_by_cell``: cell (in ``lattice``'s frame) ->
     a classifier Reading or a (face, rotation) pair. Of the two ways the fit's axes can
     relate to the maze (as they are, or turned half a turn), the one that puts the most
-    goal readings on goal places wins, then the one with more goals east of the start; the
-    start fixes the origin (or, unseen, a goal place 8 cells toward the maze, preferring
-    one where it may lie unread: ``start_hidden_at`` when the caller knows, else any laid
-    cell), unless two goals or more sit on their places only with the origin elsewhere (a
-    card read as the start is then another). With no goal read, the half turn that puts
+    goal readings on goal places wins, then the one with more goals east of the start, then
+    the one that puts the goals read off their places nearer to them; the start fixes the
+    origin (or, unseen, a goal place 8 cells toward the maze, preferring one where it may
+    lie unread: ``start_hidden_at`` when the caller knows, else any laid cell), unless two
+    goals or more sit on their places only with the origin elsewhere (a card read as the
+    start is then another). With no goal read, the half turn that puts
     more of the maze between the start and the goal column wins (the maze grows toward
     the goals).
 
@@ -1713,7 +1714,11 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
             # two goals or more on their places outweigh a start read elsewhere (a crossroads
             # read as the start); one goal alone fits three ways and does not
             on_places = len(placed & set(GOAL_CELLS))
-            score = (on_places >= 2, origin in read_starts, on_places, east, origin_possible, toward,
+            # goals off their places (the lattice drifts far out) lie a cell or so off: the
+            # frame that puts them nearer their places is the likelier
+            off = sum(min(max(abs(x - gx), abs(y - gy)) for gx, gy in GOAL_CELLS)
+                      for x, y in (map_cell(maze_from_fit, g) for g in goals))
+            score = (on_places >= 2, origin in read_starts, on_places, east, -off, origin_possible, toward,
                      -abs(turn[0, 0] - 1))
             if best is None or score > best[0]:
                 best = (score, maze_from_fit, turn is HALF_TURN)

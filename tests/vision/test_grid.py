@@ -258,6 +258,15 @@ def test_goals_on_their_places_outweigh_a_start_read_elsewhere():
     assert anchored.cells == {(x, y + 1) for x, y in cells}
 
 
+def test_a_goal_read_a_cell_off_its_place_says_which_way_two_goals_fit():
+    # two goals two apart fit (8, -2) and (8, 0), or (8, 0) and (8, 2); the third, where the
+    # lattice has drifted a cell out, lies next to (8, 2) in the one way and two off in the other
+    cells = frozenset({(0, -1), (0, 1), (1, 1), (8, -1), (8, 1), (9, 3)})
+    goals = {(8, -1): ("goal-back", 0), (8, 1): ("goal-back", 0), (9, 3): ("goal-back", 0)}
+    anchored = anchor(Lattice(np.eye(3), (100, 100), cells), goals)
+    assert anchored.cells == {(x, y - 1) for x, y in cells}
+
+
 def test_anchor_needs_the_start_or_a_goal():
     lattice = Lattice(np.eye(3), (100, 100), frozenset({(0, 0)}))
     with pytest.raises(GridError):
