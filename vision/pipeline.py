@@ -36,6 +36,9 @@ MOTION_LEVEL = 6.0
 # this share of its occupied cells read as no maze card at all.
 DOUBTS_BEFORE_REFIT = 3
 PLAUSIBLE_ALIEN_SHARE = 0.4
+# A photo's lattice must also read this share of its occupied cells surely as maze cards (on
+# the bench photos, lattices that do not line up read 0.12-0.32; those that do, 0.54 or more).
+PHOTO_SURE_SHARE = 0.4
 MOTION_WIDTH = 320  # the frame is compared at this width: enough for a hand, cheap
 # A tracked lattice is kept without re-judging while no block of CHANGE_BLOCK x CHANGE_BLOCK
 # pixels (at MOTION_WIDTH: about a third of a card) of the frame, blurred by CHANGE_BLUR
@@ -138,15 +141,17 @@ def _card_offset(readings) -> tuple[float, float] | None:
     return offset[0], offset[1]
 
 
-def _plausible(observation: Observation, lattice: Lattice) -> bool:
+def _plausible(observation: Observation, lattice: Lattice, least_sure: float = 0.0) -> bool:
     """Whether most occupied cells of the lattice read as maze cards (sure or not), not as
-    something else: off by half a card or at twice the pitch, cells straddle two cards."""
+    something else: off by half a card or at twice the pitch, cells straddle two cards.
+    ``least_sure``: the share of them that must also read surely as cards."""
     occupied = lattice.cells - lattice.occluded - lattice.crosswise
     if not occupied:
         return True
     alien = sum(1 for u in observation.uncertain
                 if (u.x, u.y) in occupied and u.reason in ("not-a-maze-card", "unknown-card"))
-    return alien <= PLAUSIBLE_ALIEN_SHARE * len(occupied)
+    sure = sum(1 for c in observation.cards if c.cell in occupied)
+    return alien <= PLAUSIBLE_ALIEN_SHARE * len(occupied) and sure >= least_sure * len(occupied)
 
 
 def _small_grey(frame: np.ndarray) -> np.ndarray:
@@ -205,12 +210,13 @@ class Pipeline:
                                ms=(time.perf_counter() - started) * 1e3, error=str(exc))
         observation, _ = self._read(frame, lattice)
         observation.ms = (time.perf_counter() - started) * 1e3
-        if not _plausible(observation, lattice):
-            # the cells where the grid sees cards read mostly as no maze card: the lattice
-            # cuts across the cards (a wrong pitch or phase), and what it reads is no maze
+        if not _plausible(observation, lattice, PHOTO_SURE_SHARE):
+            # the cells where the grid sees cards read mostly as no maze card, or few surely
+            # as any: the lattice cuts across the cards (a wrong pitch or phase), and what it
+            # reads is no maze
             return Observation(width=frame.shape[1], height=frame.shape[0], ms=observation.ms,
-                               error="the card lattice does not line up with the cards: most cells the grid "
-                                     "sees cards on read as no maze card")
+                               error="the card lattice does not line up with the cards: the cells the grid "
+                                     "sees cards on do not read as maze cards")
         return observation
 
     # ------------------------------------------------------------------ video

@@ -170,9 +170,10 @@ def test_a_lone_card_read_where_the_grid_sees_table_is_left_uncertain(pipeline, 
     assert [(u.x, u.y, u.reason) for u in observation.uncertain] == [(-3, 1, "off-cell")]
 
 
-def test_a_photo_whose_lattice_reads_its_cards_as_no_maze_card_gets_an_error(pipeline, monkeypatch):
+@pytest.mark.parametrize("reason", ["not-a-maze-card", "low-confidence"])
+def test_a_photo_whose_lattice_does_not_read_its_cards_as_maze_cards_gets_an_error(pipeline, monkeypatch, reason):
     # the grid sees cards on the maze's cells, but most of them read as something that is no
-    # maze card: a lattice cutting across the cards, whose readings would be made up
+    # maze card, or unsurely: a lattice cutting across the cards, whose readings would be made up
     from vision import pipeline as stage
 
     s = scene(42)
@@ -183,12 +184,12 @@ def test_a_photo_whose_lattice_reads_its_cards_as_no_maze_card_gets_an_error(pip
         observation, empty = honest(frame, lattice)
         crossed = sorted(c.cell for c in observation.cards if c.face != "start")[:round(share * len(lattice.cells))]
         observation.cards = [c for c in observation.cards if c.cell not in crossed]
-        observation.uncertain += [Unsure(x, y, "not-a-maze-card") for x, y in crossed]
+        observation.uncertain += [Unsure(x, y, reason) for x, y in crossed]
         return observation, empty
 
     monkeypatch.setattr(pipeline, "_read", lambda frame, lattice: across(frame, lattice, 0.3))
     assert pipeline.observe(s.image).error is None  # a few: a loose card, a hand the skin test missed
-    monkeypatch.setattr(pipeline, "_read", lambda frame, lattice: across(frame, lattice, 0.6))
+    monkeypatch.setattr(pipeline, "_read", lambda frame, lattice: across(frame, lattice, 0.7))
     observation = pipeline.observe(s.image)
     assert "does not line up with the cards" in observation.error and not observation.cards
 
