@@ -350,8 +350,8 @@ class Pipeline:
         ruled out (a start read unsurely is often taken for the gold, also a crossroads
         with something in the middle). Maybe: read as no maze card or unsurely, with a
         card beside it opening toward it (a hand the skin test missed). Not: a cell read
-        surely as another card, or not read at all (bare table), or with a card beside it
-        closed toward it. A cell read as no maze card with no such neighbour is as often a
+        surely as another card, surely as bare table or not read at all (bare table), or
+        with a card beside it closed toward it. A cell read as no maze card with no such neighbour is as often a
         lattice cutting across cards: on the bench photos that guessed frames wrongly as
         often as rightly."""
         opens = []
@@ -359,8 +359,8 @@ class Pipeline:
             neighbour = sure.get((cell[0] + STEP[bit][0], cell[1] + STEP[bit][1]))
             if neighbour is not None and not is_goal(neighbour.face):
                 opens.append(bool(self.catalogue.face(neighbour.face).shape(neighbour.rotation).open & OPPOSITE[bit]))
-        if not all(opens) or (reading is None and cell not in lattice.occluded) or (
-                cell in sure and not is_goal(sure[cell].face)):
+        bare = reading is None or (not reading.uncertain and reading.face is None)
+        if not all(opens) or (bare and cell not in lattice.occluded) or (cell in sure and not is_goal(sure[cell].face)):
             return 0
         if cell in lattice.occluded:
             return 2

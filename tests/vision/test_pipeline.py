@@ -112,7 +112,7 @@ def test_the_start_can_hide_under_a_hand_or_behind_an_unsure_reading_of_it(pipel
         probs = np.zeros(len(names))
         for name, p in shares.items():
             probs[names.index(name.replace("_", "-"))] = p
-        return SimpleNamespace(probabilities=probs)
+        return SimpleNamespace(probabilities=probs, uncertain=True, face=None)  # an unsure reading
 
     def card(face):
         return SimpleNamespace(face=face, rotation=0)
@@ -131,6 +131,7 @@ def test_the_start_can_hide_under_a_hand_or_behind_an_unsure_reading_of_it(pipel
     assert hides(reading(other=0.9, start=0.1), (2, 0)) == 0
     east = {(3, 0): card("straight-ew")}
     assert hides(reading(other=0.9, start=0.1), (2, 0), east) == 1
+    assert hides(SimpleNamespace(uncertain=False, face=None), (2, 0), east) == 0  # surely bare table
     # the start is a crossroads: a card read beside it closed toward it rules it out
     assert hides(reading(other=0.9, start=0.1), (2, 0), east | {(2, 1): card("straight-ew")}) == 0
     assert hides(None, (0, 0), {(1, 0): card("dead-e")}) == 0
