@@ -929,23 +929,29 @@ def _reading_hypotheses(work: _Work, frame: np.ndarray, reads_cards: CardCheck) 
     pairs = [(d1, d2)]
     if abs(float(d1 @ d2)) > math.sin(math.radians(SQUARE_WITHIN_DEG)):
         pairs += [(d1, np.array([-d1[1], d1[0]])), (np.array([d2[1], -d2[0]]), d2)]
-    size = (frame.shape[1], frame.shape[0])
-    ring = frozenset((x, y) for x in (-1, 0, 1) for y in (-1, 0, 1)) - {(0, 0)}
     for seed in _busy_spots(work, READ_SPOTS):  # the next spot only where nothing reads at this one
-        hits = []
-        for (a1, a2), ratio, short in itertools.product(pairs, FORESHORTENING, READ_SIZES):
-            for across, along in ((a1, a2), (a2, -a1)):
-                x_axis, y_axis = across * short, -along * short * PITCH_RATIO * ratio
-                for px, py in READ_PHASES:
-                    origin = seed + px * x_axis + py * y_axis
-                    h = np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0, 0, 1.0]])
-                    if reads_cards(frame, Lattice(h, size, frozenset({(0, 0)}))) > 0:
-                        hits.append(h)
-        shares = [reads_cards(frame, Lattice(h, size, ring)) for h in hits]
-        best = sorted(range(len(hits)), key=lambda i: -shares[i])[:READ_KEEP]  # a stable sort: the first of equals
-        if found := [hits[i] for i in best if shares[i] >= 0.5]:
+        if found := _lattices_read_at(seed, pairs, frame, reads_cards):
             return found
     return []
+
+
+def _lattices_read_at(seed: np.ndarray, pairs, frame: np.ndarray, reads_cards: CardCheck) -> list[np.ndarray]:
+    """``_reading_hypotheses`` at one spot (frame pixels), along these pairs of card-edge
+    directions: the best READ_KEEP lattices that read a card there and on half the ring."""
+    size = (frame.shape[1], frame.shape[0])
+    hits = []
+    for (a1, a2), ratio, short in itertools.product(pairs, FORESHORTENING, READ_SIZES):
+        for across, along in ((a1, a2), (a2, -a1)):
+            x_axis, y_axis = across * short, -along * short * PITCH_RATIO * ratio
+            for px, py in READ_PHASES:
+                origin = seed + px * x_axis + py * y_axis
+                h = np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0, 0, 1.0]])
+                if reads_cards(frame, Lattice(h, size, frozenset({(0, 0)}))) > 0:
+                    hits.append(h)
+    ring = frozenset((x, y) for x in (-1, 0, 1) for y in (-1, 0, 1)) - {(0, 0)}
+    shares = [reads_cards(frame, Lattice(h, size, ring)) for h in hits]
+    best = sorted(range(len(hits)), key=lambda i: -shares[i])[:READ_KEEP]  # a stable sort: the first of equals
+    return [hits[i] for i in best if shares[i] >= 0.5]
 
 
 def _seed_segments(work: _Work) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -1701,22 +1707,21 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
         for origin in read_starts + _origins(turn, [], goals):
             shift = translation(-origin[0], -origin[1])
             maze_from_fit = shift @ turn
-            placed = {map_cell(maze_from_fit, g) for g in goals}
+            mapped = [map_cell(maze_from_fit, g) for g in goals]
             # a goal off its place (the lattice drifts far from where it was fitted) still
             # says which way the maze runs; with two goals read, the start's cell (a card,
             # even if not read) tells which goal places they hold
-            east = sum(map_cell(maze_from_fit, g)[0] > 0 for g in goals)
+            east = sum(x > 0 for x, _ in mapped)
             origin_possible = map_cell(np.linalg.inv(maze_from_fit), (0, 0)) in hidden
             # with no goal read, the maze's shape decides: it grows from the start toward the
             # goal column, so most of its cards lie between the two
             toward = sum(0 <= map_cell(maze_from_fit, c)[0] <= GOAL_COLUMN for c in lattice.cells)
             # two goals or more on their places outweigh a start read elsewhere (a crossroads
             # read as the start); one goal alone fits three ways and does not
-            on_places = len(placed & set(GOAL_CELLS))
+            on_places = len(set(mapped) & set(GOAL_CELLS))
             # goals off their places (the lattice drifts far out) lie a cell or so off: the
             # frame that puts them nearer their places is the likelier
-            off = sum(min(max(abs(x - gx), abs(y - gy)) for gx, gy in GOAL_CELLS)
-                      for x, y in (map_cell(maze_from_fit, g) for g in goals))
+            off = sum(min(max(abs(x - gx), abs(y - gy)) for gx, gy in GOAL_CELLS) for x, y in mapped)
             score = (on_places >= 2, origin in read_starts, on_places, east, -off, origin_possible, toward,
                      -abs(turn[0, 0] - 1))
             if best is None or score > best[0]:

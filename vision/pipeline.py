@@ -351,9 +351,9 @@ class Pipeline:
         with something in the middle). Maybe: read as no maze card or unsurely, with a
         card beside it opening toward it (a hand the skin test missed). Not: a cell read
         surely as another card, surely as bare table or not read at all (bare table), or
-        with a card beside it closed toward it. A cell read as no maze card with no such neighbour is as often a
-        lattice cutting across cards: on the bench photos that guessed frames wrongly as
-        often as rightly."""
+        with a card beside it closed toward it. A cell read as no maze card with no such
+        neighbour is as often a lattice cutting across cards: on the bench photos that
+        guessed frames wrongly as often as rightly."""
         opens = []
         for bit in EDGE_BITS:
             neighbour = sure.get((cell[0] + STEP[bit][0], cell[1] + STEP[bit][1]))
