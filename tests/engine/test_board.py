@@ -70,20 +70,22 @@ def test_occupied_start_cell():
     assert v.reasons[0] == Reason("occupied", "(0,0) already holds the start card", (0, 0))
 
 
-@pytest.mark.parametrize("cell", [(8, 2), (8, 0), (8, -2)])
-def test_occupied_goal_cell_face_down(cell):
-    board = Board.standard(GOALS)
-    v = board.check(Placement(cell[0], cell[1], "cross"))
-    assert "occupied" in codes(v)
-    assert v.reasons[0].message == f"({cell[0]},{cell[1]}) already holds a goal card"
-    assert not v.legal
+def face_down_goals():
+    return Board.standard(GOALS)
 
 
-def test_occupied_goal_cell_turned_over():
-    board = maze(row(0, range(1, 8)))
+def gold_turned_over():
+    board = maze(row(0, range(1, 8)))  # reaches (8,0): the gold turns over
     assert board.at((8, 0)).face == "goal-gold"
-    v = board.check(Placement(8, 0, "cross"))
-    assert v.reasons[0] == Reason("occupied", "(8,0) already holds a goal card", (8, 0))
+    return board
+
+
+@pytest.mark.parametrize("board_of,cell", [(face_down_goals, (8, 2)), (face_down_goals, (8, 0)),
+                                           (face_down_goals, (8, -2)), (gold_turned_over, (8, 0))])
+def test_occupied_goal_cell_face_down_or_turned_over(board_of, cell):
+    v = board_of().check(Placement(cell[0], cell[1], "cross"))
+    assert not v.legal
+    assert v.reasons[0] == Reason("occupied", f"({cell[0]},{cell[1]}) already holds a goal card", cell)
 
 
 def test_occupied_by_a_path_card_names_it():
@@ -220,24 +222,19 @@ def test_a_trapped_player_may_not_lay_path_cards():
         board.place(p, trapped=True)
 
 
-def test_ladder_next_to_a_goal_is_illegal():
-    board = maze(TO_7_2)
-    # a ladder with its stub west meets (6,2)'s open east edge, but (8,2) is a goal next door
-    v = board.check(Placement(7, 2, "ladder-e", 180))
-    assert v.reasons == (Reason("ladder-next-to-goal", "a ladder card may not lie next to the goal card at (8,2)",
-                                (8, 2)),)
+@pytest.mark.parametrize("board_of,ladder,plain,goal", [
+    # a ladder with its stub west meets (6,2)'s open east edge, but (8,2) is a goal next door;
     # an ordinary dead end there is fine (and its stub does not turn the goal over)
-    assert board.check(Placement(7, 2, "dead-e", 180)).legal
-
-
-def test_ladder_next_to_a_turned_over_goal_is_illegal_too():
-    board = maze(row(0, range(1, 8)))  # reaches (8,0): the gold turns over
-    assert board.at((8, 0)).face == "goal-gold"
-    # east of the gold, a ladder's west stub meets the gold's open east edge
-    v = board.check(Placement(9, 0, "ladder-e", 180))
-    assert v.reasons == (Reason("ladder-next-to-goal", "a ladder card may not lie next to the goal card at (8,0)",
-                                (8, 0)),)
-    assert board.check(Placement(9, 0, "straight-ew", 0)).legal
+    (lambda: maze(TO_7_2), Placement(7, 2, "ladder-e", 180), Placement(7, 2, "dead-e", 180), (8, 2)),
+    # east of the gold, turned over, a ladder's west stub meets the gold's open east edge
+    (gold_turned_over, Placement(9, 0, "ladder-e", 180), Placement(9, 0, "straight-ew", 0), (8, 0)),
+], ids=["face-down", "turned-over"])
+def test_ladder_next_to_a_goal_is_illegal(board_of, ladder, plain, goal):
+    board = board_of()
+    v = board.check(ladder)
+    assert v.reasons == (Reason("ladder-next-to-goal",
+                                f"a ladder card may not lie next to the goal card at ({goal[0]},{goal[1]})", goal),)
+    assert board.check(plain).legal
 
 
 def test_ladder_must_touch_an_open_edge():
@@ -513,26 +510,26 @@ def test_a_bridge_tunnel_linked_up_later_turns_the_goal_over_at_a_distance():
 # ----------------------------------------------------------------- rockfall
 
 
-@pytest.mark.parametrize("cell,words", [
-    ((0, 0), "a rockfall cannot remove the start card at (0,0)"),
-    ((8, 0), "a rockfall cannot remove a goal card at (8,0)"),
-    ((8, 2), "a rockfall cannot remove a goal card at (8,2)"),
-    ((3, 3), "there is no card at (3,3)"),
+def stone_turned_over():
+    board = maze(TO_7_2 + [(7, 2, "straight-ew", 0)])
+    assert board.at((8, 2)).face == "goal-stone-nw"
+    return board
+
+
+@pytest.mark.parametrize("board_of,cell,words", [
+    (lambda: maze(TO_7_2), (0, 0), "a rockfall cannot remove the start card at (0,0)"),
+    (lambda: maze(TO_7_2), (8, 0), "a rockfall cannot remove a goal card at (8,0)"),
+    (lambda: maze(TO_7_2), (8, 2), "a rockfall cannot remove a goal card at (8,2)"),
+    (stone_turned_over, (8, 2), "a rockfall cannot remove a goal card at (8,2)"),
+    (lambda: maze(TO_7_2), (3, 3), "there is no card at (3,3)"),
 ])
-def test_rockfall_never_on_start_goals_or_empty_cells(cell, words):
-    board = maze(TO_7_2)
+def test_rockfall_never_on_start_goals_face_down_or_turned_over_or_empty_cells(board_of, cell, words):
+    board = board_of()
     before = board.to_json()
     with pytest.raises(BoardError) as info:
         board.remove(cell)
     assert str(info.value) == words
     assert board.to_json() == before
-
-
-def test_rockfall_never_on_a_turned_over_goal():
-    board = maze(TO_7_2 + [(7, 2, "straight-ew", 0)])
-    assert board.at((8, 2)).face == "goal-stone-nw"
-    with pytest.raises(BoardError, match="a rockfall cannot remove a goal card at \\(8,2\\)"):
-        board.remove((8, 2))
 
 
 def test_rockfall_disconnects_what_hung_from_the_removed_card():
