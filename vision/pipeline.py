@@ -290,8 +290,9 @@ class Pipeline:
         A cell judged crosswise is read too: a sure reading of a maze card there means it
         lies square after all (a crosswise card's crop shows no maze card). Goal backs are
         plain and often lie apart from the maze, where the occupancy test can miss them:
-        with the start read and no goal, the goal places both ways round are looked at (the
-        start card is symmetric), and once the frame is known, any goal place still empty.
+        with the start read and no goal on a goal place of it (one read elsewhere is another
+        card misread), the goal places both ways round are looked at (the start card is
+        symmetric), and once the frame is known, any goal place still empty.
         With the start unread, goals are looked for all around the maze (``_goals_around``)
         and the start wherever those goals could put it; when it is not found, the goals fit
         their places in more than one way each way round and the start cannot be hiding in
@@ -303,10 +304,13 @@ class Pipeline:
         found, at, hidden = {}, {}, []
         if not starts and sum(is_goal(r.face) for r in sure.values()) < len(GOAL_CELLS):
             found, at = self._goals_around(frame, lattice, [c for c, r in sure.items() if is_goal(r.face)])
-        if len(starts) == 1 and not any(is_goal(r.face) for r in sure.values()):
+        if len(starts) == 1:
             sx, sy = starts[0]
-            found, at = self._find_cards(frame, lattice, [(sx + turn * gx, sy + turn * gy)
-                                                          for turn in (1, -1) for gx, gy in GOAL_CELLS], is_goal)
+            places = [(sx + turn * gx, sy + turn * gy) for turn in (1, -1) for gx, gy in GOAL_CELLS]
+            # a goal read elsewhere (a card misread as a turned-over goal) says nothing of
+            # which way round the maze lies: the goal places either way are looked at
+            if not any(c in sure and is_goal(sure[c].face) for c in places):
+                found, at = self._find_cards(frame, lattice, places, is_goal)
         goals = [c for c, r in (sure | found).items() if is_goal(r.face)]
         if not starts and goals:
             # goals alone may sit on the goal places in several ways (two goals two apart, or

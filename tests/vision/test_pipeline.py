@@ -57,6 +57,32 @@ def test_goal_cards_the_lattice_missed_are_found_and_fix_the_frame(pipeline, tur
     assert np.allclose(anchored.quad(START_CELL), truth_lattice(s).quad(START_CELL))
 
 
+def test_a_card_misread_as_a_goal_off_the_goal_places_does_not_set_the_frame(pipeline, monkeypatch):
+    # the fit saw the start and the cards round it, in the frame turned half a turn, and the
+    # classifier took one of them for a turned-over goal: the goal backs on the goal places
+    # either way round of the start still say which way the maze runs
+    s = scene(41)
+    near = {c for c in s.cells if abs(c[0]) + abs(c[1]) <= 1}
+    fit = Lattice(s.image_from_maze @ np.linalg.inv(HALF_TURN), s.image.shape[1::-1],
+                  frozenset((-x, -y) for x, y in near))
+    misread = max(fit.cells - {START_CELL})  # east of the start as the fit sees it: the wrong way
+    classify = pipeline.classifier.classify
+    goal = next(c for c in pipeline.classifier.classes if c.face == "goal-stone-nw")
+
+    def reading_one_as_a_goal(crops):
+        readings = classify(crops)
+        if len(crops) == len(fit.cells):  # the lattice's own cells, in sorted order
+            i = sorted(fit.cells).index(misread)
+            readings[i] = replace(readings[i], card=goal, confidence=1.0, uncertain=False, reason=None)
+        return readings
+
+    monkeypatch.setattr(pipeline.classifier, "classify", reading_one_as_a_goal)
+    anchored = anchor(fit, pipeline._anchor_readings(s.image, fit)[0])
+    assert anchored.half_turn
+    assert set(GOAL_CELLS) <= anchored.cells
+    assert np.allclose(anchored.quad(START_CELL), truth_lattice(s).quad(START_CELL))
+
+
 def without(s, cells):
     """The scene's photo with these cells' cards taken away (the table's colour painted over)."""
     image = s.image.copy()
