@@ -127,6 +127,9 @@ BARE_SHARE = 0.25
 MOSAIC_CELL = (16, 24)  # pixels per cell in the occupancy mosaic (portrait, like a card)
 HAND_SKIN_SHARE = 0.12  # a cell this much under a hand cannot be trusted either way
 GOAL_COLUMN = 8
+# How far (cells) a goal read off its place may have drifted with the lattice: farther, it is
+# another card misread as a goal.
+GOAL_DRIFT = 2
 # Cells of a grown hypothesis that the classifier looks at (fit_lattice's reads_cards).
 VERIFY_CELLS = 24
 # A card's short side in the working picture is at least this (pixels): card texture is
@@ -1678,8 +1681,9 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
     over) at x = +8, y in {-2, 0, 2}. ``readings_by_cell``: cell (in ``lattice``'s frame) ->
     a classifier Reading or a (face, rotation) pair. Of the two ways the fit's axes can
     relate to the maze (as they are, or turned half a turn), the one that puts the most
-    goal readings on goal places wins, then the one with more goals east of the start, then
-    the one that puts the goals read off their places nearer to them; the start fixes the
+    goal readings on goal places wins, then the one with more goals east of the start (of
+    those within GOAL_DRIFT of a goal place), then the one that puts the goals read off
+    their places nearer to them; the start fixes the
     origin (or, unseen, a goal place 8 cells toward the maze, preferring one where it may
     lie unread: ``start_hidden_at`` when the caller knows, else any laid cell), unless two
     goals or more sit on their places only with the origin elsewhere (a card read as the
@@ -1708,10 +1712,14 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
             shift = translation(-origin[0], -origin[1])
             maze_from_fit = shift @ turn
             mapped = [map_cell(maze_from_fit, g) for g in goals]
-            # a goal off its place (the lattice drifts far from where it was fitted) still
-            # says which way the maze runs; with two goals read, the start's cell (a card,
-            # even if not read) tells which goal places they hold
-            east = sum(x > 0 for x, _ in mapped)
+            # goals off their places (the lattice drifts far out) lie a cell or so off: the
+            # frame that puts them nearer their places is the likelier
+            offs = [min(max(abs(x - gx), abs(y - gy)) for gx, gy in GOAL_CELLS) for x, y in mapped]
+            # a goal off its place by a drift still says which way the maze runs (one read
+            # far from every goal place is another card misread, and says nothing); with two
+            # goals read, the start's cell (a card, even if not read) tells which goal places
+            # they hold
+            east = sum(x > 0 for (x, _), off in zip(mapped, offs) if off <= GOAL_DRIFT)
             origin_possible = map_cell(np.linalg.inv(maze_from_fit), (0, 0)) in hidden
             # with no goal read, the maze's shape decides: it grows from the start toward the
             # goal column, so most of its cards lie between the two
@@ -1719,10 +1727,7 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
             # two goals or more on their places outweigh a start read elsewhere (a crossroads
             # read as the start); one goal alone fits three ways and does not
             on_places = len(set(mapped) & set(GOAL_CELLS))
-            # goals off their places (the lattice drifts far out) lie a cell or so off: the
-            # frame that puts them nearer their places is the likelier
-            off = sum(min(max(abs(x - gx), abs(y - gy)) for gx, gy in GOAL_CELLS) for x, y in mapped)
-            score = (on_places >= 2, origin in read_starts, on_places, east, -off, origin_possible, toward,
+            score = (on_places >= 2, origin in read_starts, on_places, east, -sum(offs), origin_possible, toward,
                      -abs(turn[0, 0] - 1))
             if best is None or score > best[0]:
                 best = (score, maze_from_fit, turn is HALF_TURN)

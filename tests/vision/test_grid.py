@@ -267,6 +267,17 @@ def test_a_goal_read_a_cell_off_its_place_says_which_way_two_goals_fit():
     assert anchored.cells == {(x, y - 1) for x, y in cells}
 
 
+def test_a_card_misread_as_a_goal_far_from_the_goal_places_does_not_turn_the_maze():
+    # the start unread, the goal column fits its places either way round (its middle is the
+    # middle place); a card beside the start misread as a turned-over goal lies east of the
+    # start in the wrong way round only, and far from any goal place in both: the start's
+    # cell, a card, decides
+    cells = frozenset({(-1, 0), (0, 0), (1, 0), (-8, -2), (-8, 0), (-8, 2)})
+    goals = {(-8, -2): ("goal-back", 0), (-8, 0): ("goal-back", 0), (-8, 2): ("goal-back", 0)}
+    anchored = anchor(Lattice(np.eye(3), (100, 100), cells), goals | {(1, 0): ("goal-stone-ne", 0)})
+    assert anchored.half_turn and anchored.cells == {(-x, -y) for x, y in cells}
+
+
 def test_anchor_needs_the_start_or_a_goal():
     lattice = Lattice(np.eye(3), (100, 100), frozenset({(0, 0)}))
     with pytest.raises(GridError):
