@@ -57,6 +57,21 @@ def test_goal_cards_the_lattice_missed_are_found_and_fix_the_frame(pipeline, tur
     assert np.allclose(anchored.quad(START_CELL), truth_lattice(s).quad(START_CELL))
 
 
+def misreading_as_a_goal(pipeline, monkeypatch, fit, cell):
+    """The classifier, reading the lattice's own cells, takes this one surely for a turned-over goal."""
+    classify = pipeline.classifier.classify
+    goal = next(c for c in pipeline.classifier.classes if c.face == "goal-stone-nw")
+
+    def reading_one_as_a_goal(crops):
+        readings = classify(crops)
+        if len(crops) == len(fit.cells):  # the lattice's own cells, in sorted order
+            i = sorted(fit.cells).index(cell)
+            readings[i] = replace(readings[i], card=goal, confidence=1.0, uncertain=False, reason=None)
+        return readings
+
+    monkeypatch.setattr(pipeline.classifier, "classify", reading_one_as_a_goal)
+
+
 def test_a_card_misread_as_a_goal_off_the_goal_places_does_not_set_the_frame(pipeline, monkeypatch):
     # the fit saw the start and the cards round it, in the frame turned half a turn, and the
     # classifier took one of them for a turned-over goal: the goal backs on the goal places
@@ -66,17 +81,7 @@ def test_a_card_misread_as_a_goal_off_the_goal_places_does_not_set_the_frame(pip
     fit = Lattice(s.image_from_maze @ np.linalg.inv(HALF_TURN), s.image.shape[1::-1],
                   frozenset((-x, -y) for x, y in near))
     misread = max(fit.cells - {START_CELL})  # east of the start as the fit sees it: the wrong way
-    classify = pipeline.classifier.classify
-    goal = next(c for c in pipeline.classifier.classes if c.face == "goal-stone-nw")
-
-    def reading_one_as_a_goal(crops):
-        readings = classify(crops)
-        if len(crops) == len(fit.cells):  # the lattice's own cells, in sorted order
-            i = sorted(fit.cells).index(misread)
-            readings[i] = replace(readings[i], card=goal, confidence=1.0, uncertain=False, reason=None)
-        return readings
-
-    monkeypatch.setattr(pipeline.classifier, "classify", reading_one_as_a_goal)
+    misreading_as_a_goal(pipeline, monkeypatch, fit, misread)
     anchored = anchor(fit, pipeline._anchor_readings(s.image, fit)[0])
     assert anchored.half_turn
     assert set(GOAL_CELLS) <= anchored.cells
@@ -109,6 +114,17 @@ def test_goals_that_fit_their_places_several_ways_without_the_start_leave_the_fr
     assert not pipeline.observe(without(s, [START_CELL])).error  # three goals in a column: one frame
     observation = pipeline.observe(without(s, [START_CELL, (8, -2)]))
     assert "maze frame is unknown" in observation.error and not observation.cards
+
+
+def test_a_card_misread_as_a_goal_off_the_goal_column_leaves_the_frame_unknown(pipeline, monkeypatch):
+    # two goals two apart fit two ways, the start is gone; a maze card read as a goal does
+    # not share their column: no way fits all three, which must not pass for one way
+    s = scene(41)
+    image = without(s, [START_CELL, (8, -2)])
+    fit = truth_lattice(s, cells=[c for c in s.cells if c not in (START_CELL, (8, -2))])
+    misreading_as_a_goal(pipeline, monkeypatch, fit, min(c for c in fit.cells if 0 < c[0] < 8))
+    with pytest.raises(GridError, match="maze frame is unknown"):
+        pipeline._anchor_readings(image, fit)
 
 
 def test_goals_that_fit_several_ways_are_placed_by_where_the_start_can_hide(pipeline):
