@@ -56,10 +56,10 @@ assert len(RECROPS) == VARIANTS
 # quarter along x, where a lattice fitted on a small maze extrapolates worst (8 cells out).
 GOAL_SEARCH = tuple((dx, dy) for dx in np.arange(-1.25, 1.26, 0.25) for dy in (-0.2, 0.0, 0.2))
 # Shifts (cells) of the crops that find where each card lies (_locates_cards): a cross
-# along and across; the classifier reads a card surely within about a fifth of a cell of
-# its middle.
+# along and across, and the four diagonals; the classifier reads a card surely within about
+# a fifth of a cell of its middle, so a card off both ways by that much is read only there.
 CENTRE_SHIFTS = tuple((d, 0.0) for d in (-0.3, -0.15, 0.0, 0.15, 0.3)) + tuple(
-    (0.0, d) for d in (-0.3, -0.15, 0.15, 0.3))
+    (0.0, d) for d in (-0.3, -0.15, 0.15, 0.3)) + tuple((dx, dy) for dx in (-0.2, 0.2) for dy in (-0.2, 0.2))
 # A goal found this far (cells) from its place pins the lattice there.
 GOAL_PIN_FROM = 0.2
 # With the start not read on the maze's cells (under a hand, or read unsurely) and not every
@@ -123,8 +123,8 @@ def _sure(reading) -> bool:
 
 def _card_offset(readings) -> tuple[float, float] | None:
     """Where (cells) a card lies off its cell, from its readings at CENTRE_SHIFTS: the mean
-    shift, along and across, of the sure readings of the card most of them name (a far
-    shift may read the neighbour's card)."""
+    of the shifts that read surely the card most of them name (a far shift may read the
+    neighbour's card)."""
     sure = [(r, d) for r, d in zip(readings, CENTRE_SHIFTS) if _sure(r)]
     if not sure:
         return None
@@ -132,13 +132,8 @@ def _card_offset(readings) -> tuple[float, float] | None:
     for r, _ in sure:
         weight[r.card] += r.confidence
     card = max(weight, key=weight.get)
-    offset = []
-    for axis in (0, 1):
-        shifts = [d[axis] for r, d in sure if r.card == card and d[1 - axis] == 0]
-        if not shifts:
-            return None
-        offset.append(float(np.mean(shifts)))
-    return offset[0], offset[1]
+    offset = np.mean([d for r, d in sure if r.card == card], axis=0)
+    return float(offset[0]), float(offset[1])
 
 
 def _plausible(observation: Observation, lattice: Lattice, least_sure: float = 0.0) -> bool:

@@ -295,8 +295,8 @@ def test_a_still_view_keeps_its_lattice_and_a_changed_one_is_judged_again(monkey
 
 
 def test_a_card_is_found_in_the_middle_of_the_shifts_that_read_it():
-    """Crops shifted along and across read the card surely about its middle; the shifts
-    that read another card (a neighbour's, far off) or nothing do not count."""
+    """Crops shifted along, across and diagonally read the card surely about its middle;
+    the shifts that read another card (a neighbour's, far off) or nothing do not count."""
     from types import SimpleNamespace
 
     from vision.pipeline import CENTRE_SHIFTS, _card_offset
@@ -304,12 +304,15 @@ def test_a_card_is_found_in_the_middle_of_the_shifts_that_read_it():
     def reading(card, confidence=0.99):
         return SimpleNamespace(card=card, face=card, uncertain=card is None, confidence=confidence)
 
-    # the card lies 0.15 cell east and a little north of its cell: read from the shifts
-    # 0, 0.15, 0.3 along and 0, 0.15 across; the far west shift sees the neighbour's card
-    seen = {(-0.3, 0.0): "cross", (0.0, 0.0): "t-nes", (0.15, 0.0): "t-nes", (0.3, 0.0): "t-nes",
-            (0.0, 0.15): "t-nes"}
+    # the card lies east and a little north of its cell: read from the shifts 0.15 and 0.3
+    # along, 0.15 across and the north-east diagonal; the far west shift sees the neighbour's
+    seen = {(-0.3, 0.0): "cross", (0.15, 0.0): "t-nes", (0.3, 0.0): "t-nes", (0.0, 0.15): "t-nes",
+            (0.2, 0.2): "t-nes"}
     readings = [reading(seen.get(d)) for d in CENTRE_SHIFTS]
-    assert _card_offset(readings) == pytest.approx((0.15, 0.075))
+    assert _card_offset(readings) == pytest.approx((0.1625, 0.0875))
+    # a card off both ways by a fifth of a cell reads on its diagonal alone
+    readings = [reading("t-nes" if d == (0.2, -0.2) else None) for d in CENTRE_SHIFTS]
+    assert _card_offset(readings) == pytest.approx((0.2, -0.2))
     assert _card_offset([reading(None)] * len(CENTRE_SHIFTS)) is None
 
 
