@@ -5,8 +5,13 @@
 * held-out synthetic set: unseen seeds and the 'test' half of style space (styles the
   model never trained on), under realistic camera conditions (``Augment.camera``), and
   again under the wider training augmentation as a stress test;
+* cells cut at the wrong pitch (as a lattice at half the pitch or turned a quarter cuts
+  the maze): how often they are abstained on, as the grid needs (it tells a lattice that
+  lines up with the cards by how many of its cells read as cards); training leaves them
+  out (``vision.augment.MISSCUT`` says why);
 * with ``--scans``: crops made from scans of printed cards under camera-like augmentation,
-  and from scans of printed action cards, which must all be abstained on;
+  from scans of printed action cards, which must all be abstained on, and from printed
+  maze cards cut at the wrong pitch;
 * a confusion table, expected calibration error, errors made with confidence > 0.9,
   abstention rate;
 * latency of one batch of 60 crops at 1 and 2 threads;
@@ -28,6 +33,7 @@ if __package__ in (None, ""):  # run as a script: import from the repository roo
 
 import numpy as np
 
+from vision.augment import MISSCUT, Augment, render_abstain
 from vision.classify import DEFAULT_MODEL, Classifier
 
 
@@ -65,7 +71,7 @@ def evaluate(model: str | Path = DEFAULT_MODEL, *, count: int = 8000, seed: int 
 
     classifier = Classifier(model, threads=2)
     size = (classifier.width, classifier.height)
-    figures = {}
+    figures = {"misscut_cells": _abstained(classifier, _misscut_crops(classifier, None, count // 10, seed + 3))}
     # the target: realistic camera conditions; then the wider training augmentation, as a stress test
     for name, preset in (("heldout_synthetic", "camera"), ("heldout_synthetic_wide", "train")):
         images, labels = render_dataset(count, seed, size=size, workers=workers, style_split="test", preset=preset)
@@ -79,30 +85,49 @@ def evaluate(model: str | Path = DEFAULT_MODEL, *, count: int = 8000, seed: int 
 
         classifier.restrict_to({f.id for f in default_catalogue().faces.values() if f.set == "base"})
         figures["scans_base_game"] = _scores(classifier, images, labels)
-        figures["scans_action_cards"] = _action_cards(classifier, scans_dir, count // 10, seed + 2)
+        from vision.printed import PrintedDeck, load_scans
+
+        figures["scans_action_cards"] = _abstained(classifier, _crops_of(
+            classifier, "action", PrintedDeck.load(scans_dir).actions, count // 10, seed + 2))
+        # a goal back cut anywhere still looks like a goal back: not a wrong cut to abstain on
+        maze_cards = [scan.image for scan in load_scans(scans_dir, "test") if scan.face != "goal-back"]
+        figures["scans_misscut_cells"] = _abstained(classifier, _misscut_crops(classifier, maze_cards,
+                                                                               count // 10, seed + 4))
     return figures
 
 
-def _action_cards(classifier: Classifier, scans_dir: str, count: int, seed: int) -> dict:
-    """Scans of printed action cards where a maze card would lie, under camera augmentation:
-    each must be abstained on (a real card the model must not name)."""
+def _misscut_crops(classifier: Classifier, pictures, count: int, seed: int) -> list[np.ndarray]:
+    """Cells cut at the wrong pitch over a maze under camera augmentation, the card in the
+    middle drawn, or one of ``pictures`` (scans) when given."""
+    if pictures:
+        return _crops_of(classifier, MISSCUT, pictures, count, seed)
+    rng = np.random.default_rng(seed)
+    return [render_abstain(rng, MISSCUT, out_size=(classifier.width, classifier.height),
+                           augment=Augment.camera())[0] for _ in range(count)]
+
+
+def _crops_of(classifier: Classifier, kind: str, pictures, count: int, seed: int) -> list[np.ndarray]:
+    """``count`` abstain crops of this kind under camera augmentation, each made from one of
+    these pictures of a printed card (in turn, either way up)."""
     import cv2
 
-    from vision.augment import Augment, render_abstain
-    from vision.printed import PrintedDeck
-
-    actions = PrintedDeck.load(scans_dir).actions
-    if not actions:
-        return {"crops": 0}
     rng = np.random.default_rng(seed)
     crops = []
-    for k in range(count):
-        art = actions[k % len(actions)]
+    for k in range(count if pictures else 0):
+        art = pictures[k % len(pictures)]
         art = art if rng.random() < 0.5 else cv2.rotate(art, cv2.ROTATE_180)
-        crops.append(render_abstain(rng, "action", out_size=(classifier.width, classifier.height),
+        crops.append(render_abstain(rng, kind, out_size=(classifier.width, classifier.height),
                                     augment=Augment.camera(), art=art)[0])
+    return crops
+
+
+def _abstained(classifier: Classifier, crops: list[np.ndarray]) -> dict:
+    """How many of these crops, each of something the model must not name, it abstains on,
+    and what it reads the others as."""
+    if not crops:
+        return {"crops": 0}
     named = [r.card.name for r in classifier.classify(crops) if not r.uncertain]
-    return {"crops": count, "abstained": round(1 - len(named) / count, 5),
+    return {"crops": len(crops), "abstained": round(1 - len(named) / len(crops), 5),
             "read_as": [[name, n] for name, n in Counter(named).most_common(5)]}
 
 
@@ -191,9 +216,11 @@ def main() -> int:
                   f"abstained {f['abstained']:.2%}, wrong commits {f['wrong_commits']}")
             for true, got, n in f["confusions"]:
                 print(f"    {true:>22s} read as {got:<22s} {n}")
-    if figures.get("scans_action_cards", {}).get("crops"):
-        a = figures["scans_action_cards"]
-        print(f"scans of action cards: {a['crops']} crops, abstained {a['abstained']:.2%}, read as {a['read_as']}")
+    for name, what in (("misscut_cells", "cells cut at the wrong pitch"), ("scans_action_cards", "scans of action cards"),
+                       ("scans_misscut_cells", "scans of maze cards cut at the wrong pitch")):
+        if figures.get(name, {}).get("crops"):
+            a = figures[name]
+            print(f"{what}: {a['crops']} crops, abstained {a['abstained']:.2%}, read as {a['read_as']}")
     for threads, t in figures["latency_batch_60"].items():
         print(f"batch of 60 crops, {threads.replace('_', ' ')}: model {t['model_ms']} ms, "
               f"with resizing {t['with_preprocessing_ms']} ms")

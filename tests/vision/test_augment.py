@@ -13,9 +13,11 @@ from engine.catalogue import EDGE_BITS, E, N, S, W, default_catalogue
 from vision.augment import (
     ABSTAIN,
     ABSTAIN_KINDS,
+    MISSCUT,
     EMPTY,
     Augment,
     compose_cell_batch,
+    _misscut_window,
     render_abstain,
     render_cell,
 )
@@ -168,6 +170,23 @@ def test_crosswise_card_leaves_table_above_and_below_it():
         h = img.shape[0]
         assert magenta_fraction(img[: h // 8]) > 0.9 and magenta_fraction(img[-h // 8:]) > 0.9
         assert magenta_fraction(img[h // 2 - 4: h // 2 + 4]) < 0.05  # the card spans the cell sideways
+
+
+def test_a_misscut_cell_is_never_the_cell_and_lies_inside_the_maze():
+    pitch, win_c = (60.0, 90.0), (55.2, 82.8)  # a cell and the canvas middle (margins of 0.42 pitches)
+    turned = 0
+    for seed in range(300):
+        (middle, (w, h)), turn = _misscut_window(np.random.default_rng(seed), win_c, pitch)
+        turned += bool(turn)
+        along_x, along_y = (h, w) if turn else (w, h)  # the window's extent along the canvas axes
+        assert turn or w < 0.71 * pitch[0] or h < 0.71 * pitch[1], "a wrong lattice's cell, not this one"
+        assert along_x / 2 <= middle[0] <= 2 * win_c[0] - along_x / 2
+        assert along_y / 2 <= middle[1] <= 2 * win_c[1] - along_y / 2
+    assert 100 < turned < 200
+    aug = replace(Augment.clean(), table_colour=MAGENTA)
+    for seed in range(6):  # cards all round: only the gaps between them show the table
+        img, _ = render_abstain(np.random.default_rng(seed), MISSCUT, augment=aug)
+        assert magenta_fraction(img) < 0.15
 
 
 def skin_fraction(img):
