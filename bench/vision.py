@@ -185,15 +185,18 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
     }
 
 
-def _report(p: dict, v: dict | None, title: str) -> None:
-    print(f"{title}: {p['scenes']} photos, {p['cards']} cards: per-card accuracy {p['per_card_accuracy']:.3%}, "
-          f"abstained {p['abstained']:.2%}, wrong readings {p['wrong_readings']}, "
-          f"cards read where none lies {p['cards_read_where_none_lies']}")
-    print(f"  cards wholly in view and under no hand: {p['readable_cards']}, {p['readable_accuracy']:.3%} right, "
-          f"{p['readable_wrong']} read wrongly; of the {p['hidden_cards']} others, {p['hidden_read_wrongly']} read wrongly")
-    print(f"  boards fully right {p['boards_fully_right']:.1%}, right as far as the photo shows them "
-          f"{p['boards_right_as_far_as_seen']:.1%}; no maze found in {p['photos_without_a_maze_found']}")
-    print(f"  cold single photo {p['cold_single_photo_ms']:.0f} ms; median photo {p['photo_ms_median']:.0f} ms")
+def _report(p: dict | None, v: dict | None, title: str) -> None:
+    print(f"{title}:")
+    if p is not None:
+        print(f"  {p['scenes']} photos, {p['cards']} cards: per-card accuracy {p['per_card_accuracy']:.3%}, "
+              f"abstained {p['abstained']:.2%}, wrong readings {p['wrong_readings']}, "
+              f"cards read where none lies {p['cards_read_where_none_lies']}")
+        print(f"  cards wholly in view and under no hand: {p['readable_cards']}, {p['readable_accuracy']:.3%} "
+              f"right, {p['readable_wrong']} read wrongly; of the {p['hidden_cards']} others, "
+              f"{p['hidden_read_wrongly']} read wrongly")
+        print(f"  boards fully right {p['boards_fully_right']:.1%}, right as far as the photo shows them "
+              f"{p['boards_right_as_far_as_seen']:.1%}; no maze found in {p['photos_without_a_maze_found']}")
+        print(f"  cold single photo {p['cold_single_photo_ms']:.0f} ms; median photo {p['photo_ms_median']:.0f} ms")
     if v is None:
         return
     print(f"  {v['videos']} filmed games, {v['frames']} frames, {v['placements_filmed']} placements: "
@@ -214,6 +217,8 @@ def main() -> int:
     parser.add_argument("--diagnose", action="store_true", help="one line per photo on stderr")
     parser.add_argument("--photo", type=int, action="append", help="run only this photo (repeatable)")
     args = parser.parse_args()
+    if args.scenes < 0 or args.videos < 0:
+        parser.error("--scenes and --videos count photos and films: 0 or more")
     try:
         printed = PrintedDeck.load(args.scans) if args.scans else None
     except PrintedDeckError as exc:
@@ -224,14 +229,16 @@ def main() -> int:
     for name, deck in runs.items():
         if args.diagnose and len(runs) > 1:
             print(f"-- {name} cards", file=sys.stderr)
-        figures[name] = {"photos": scenes(args.scenes, args.diagnose, args.photo, args.model, deck)}
+        figures[name] = {}
+        if args.scenes or args.photo:
+            figures[name]["photos"] = scenes(args.scenes, args.diagnose, args.photo, args.model, deck)
         if args.videos:
             figures[name]["video"] = videos(args.videos, model=args.model, printed=deck)
     if args.json:
         print(json.dumps(figures))
         return 0
     for name, f in figures.items():
-        _report(f["photos"], f.get("video"), "drawn cards" if name == "drawn" else "the printed deck's scans")
+        _report(f.get("photos"), f.get("video"), "drawn cards" if name == "drawn" else "the printed deck's scans")
     return 0
 
 
