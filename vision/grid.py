@@ -1683,12 +1683,12 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
     relate to the maze (as they are, or turned half a turn), the one that puts the most
     goal readings on goal places wins, then the one with more goals east of the start (of
     those within GOAL_DRIFT of a goal place), then the one that puts the goals read off
-    their places nearer to them; the start fixes the
-    origin (or, unseen, a goal place 8 cells toward the maze, preferring one where it may
-    lie unread: ``start_hidden_at`` when the caller knows, else any laid cell), unless two
-    goals or more sit on their places only with the origin elsewhere (a card read as the
-    start is then another). With no goal read, the half turn that puts more of the maze
-    between the start and the goal column wins (the maze grows toward the goals).
+    their places nearer to them; the start fixes the origin (or, unseen, a goal place 8
+    cells toward the maze, preferring one where it may lie unread: ``start_hidden_at`` when
+    the caller knows, else any laid cell), unless two goals or more sit on their places
+    only with the origin elsewhere (a card read as the start is then another). With no goal
+    read, the half turn that puts more of the maze between the start and the goal column
+    wins (the maze grows toward the goals).
 
     The returned lattice is in the maze frame: its crops are north-up in the maze. The
     readings given here were taken in the old frame: ``maze_from_fit`` renames their cells
