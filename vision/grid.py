@@ -264,13 +264,18 @@ class Snap:
     strength: np.ndarray
 
 
+MAX_SNAP_STEPS = 256  # samples either side of a probe (a cell's search is some 5-40 pixels)
+
+
 def snap_edges(image: np.ndarray, h: np.ndarray, pts: np.ndarray, family: np.ndarray,
                search_cells: float) -> Snap:
     """For each probe, the strongest intensity step along its line's normal within
     +-search_cells, sub-pixel. ``image``: BGR or grey, any resolution ``h`` maps into."""
     p0, normal, px_per_cell = _normals(h, pts, family)
     radius = np.maximum(search_cells * px_per_cell, 2.0)
-    steps = math.ceil(radius.max())
+    # a lattice point near a hypothesis's horizon is millions of pixels a cell: its window is
+    # sampled coarsely rather than asking for gigabytes
+    steps = min(math.ceil(radius.max()), MAX_SNAP_STEPS)
     s = np.arange(-steps - 1, steps + 2, dtype=np.float32)
     # sample at a spacing that keeps every probe's window within ``steps`` samples
     spacing = np.maximum(radius / steps, 0.5)[:, None]

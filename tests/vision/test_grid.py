@@ -624,3 +624,15 @@ def test_the_start_lies_wherever_the_goals_read_could_put_it():
     assert {(0, 0), (0, 2)} <= set(start_places([(8, 0), (8, 2)])) and len(start_places([(8, 0), (8, 2)])) == 4
     assert len(start_places([(8, 0), (8, -2), (8, 2), (8, 4)])) == 0  # four goals never fit three places
     assert len(start_places([(8, 0)])) == 6
+
+
+def test_a_lattice_point_near_its_horizon_is_snapped_without_huge_windows():
+    # a projective hypothesis whose line x = -1000 is the horizon: a probe just beside it is
+    # millions of pixels a cell, and its search window must not ask for gigabytes
+    h = np.array([[100.0, 0, 500], [0, 100.0, 300], [0.001, 0, 1.0]])
+    image = np.zeros((600, 1000), np.uint8)
+    image[:, 500:] = 200
+    pts = np.array([[-999.99, 0.5], [0.0, 0.5], [0.5, 0.0]])
+    snap = grid.snap_edges(image, h, pts, np.array([0, 0, 1]), 0.2)
+    assert snap.observed.shape == (3, 2) and np.isfinite(snap.observed).all()
+    assert abs(snap.observed[1, 0] - 500) <= 1.0  # an ordinary probe still finds its edge
