@@ -1792,13 +1792,22 @@ def _origins(turn: np.ndarray, starts: list[Cell], goals: list[Cell]) -> list[tu
 
 def start_places(goals: Sequence[Cell], turns: Sequence[np.ndarray] = (np.eye(3), HALF_TURN)) -> list[Cell]:
     """The cells (in the fit's frame) where the start can lie for these goal cards: each
-    way round of ``turns`` (both by default), every way the goals sit on distinct goal places."""
+    way round of ``turns`` (both by default), every way the goals sit on distinct goal places.
+
+    The goal cards lie in one column: one read off the column most of them share is another
+    card misread, and is left out (with it, no way would fit them all, and no place be left
+    to say the frame is unknown); columns as full as each other are each taken."""
+    columns: dict[int, list[Cell]] = {}
+    for goal in set(goals):
+        columns.setdefault(goal[0], []).append(goal)
+    most = max(map(len, columns.values()), default=0)
     places = set()
-    for turn in turns:
-        for origin in _origins(turn, [], list(goals)):
-            maze_from_fit = translation(-origin[0], -origin[1]) @ turn
-            if len({map_cell(maze_from_fit, g) for g in goals} & set(GOAL_CELLS)) == len(set(goals)):
-                places.add(map_cell(np.linalg.inv(maze_from_fit), (0, 0)))
+    for column in (c for c in columns.values() if len(c) == most):
+        for turn in turns:
+            for origin in _origins(turn, [], column):
+                maze_from_fit = translation(-origin[0], -origin[1]) @ turn
+                if len({map_cell(maze_from_fit, g) for g in column} & set(GOAL_CELLS)) == len(column):
+                    places.add(map_cell(np.linalg.inv(maze_from_fit), (0, 0)))
     return sorted(places)
 
 

@@ -309,15 +309,8 @@ class Pipeline:
         goals = [c for c, r in (sure | found).items() if is_goal(r.face)]
         if not starts and goals:
             # goals alone may sit on the goal places in several ways (two goals two apart, or
-            # one): the start, unsure on its cell, is looked for where each way puts it. The
-            # goal cards lie in one column: one read off the column most of them share is
-            # another card misread (with it, no way would fit them all, and none be left)
-            columns: dict[int, list[Cell]] = {}
-            for goal in goals:
-                columns.setdefault(goal[0], []).append(goal)
-            most = max(map(len, columns.values()))
-            each_way = [sorted({place for column in columns.values() if len(column) == most
-                                for place in start_places(column, [turn])}) for turn in (np.eye(3), HALF_TURN)]
+            # one): the start, unsure on its cell, is looked for where each way puts it
+            each_way = [start_places(goals, [turn]) for turn in (np.eye(3), HALF_TURN)]
             origins = sorted(set(each_way[0]) | set(each_way[1]))
             start, start_at = self._find_cards(frame, lattice, origins, lambda face: face == "start")
             if len(start) == 1:

@@ -624,6 +624,8 @@ def test_the_start_lies_wherever_the_goals_read_could_put_it():
     assert {(0, 0), (0, 2)} <= set(start_places([(8, 0), (8, 2)])) and len(start_places([(8, 0), (8, 2)])) == 4
     assert len(start_places([(8, 0), (8, -2), (8, 2), (8, 4)])) == 0  # four goals never fit three places
     assert len(start_places([(8, 0)])) == 6
+    # a card misread as a goal off the column the others share is another card
+    assert start_places([(8, 0), (8, 2), (3, 1)]) == start_places([(8, 0), (8, 2)])
 
 
 def test_a_lattice_point_near_its_horizon_is_snapped_without_huge_windows():
