@@ -182,6 +182,17 @@ class Lattice:
         x, y = apply_homography(np.linalg.inv(self.image_from_maze), [point_px])[0]
         return round(x), round(y)
 
+    def share_in_view(self, cell: Cell) -> float:
+        """The share of the cell's area inside the frame (0..1)."""
+        quad = self.quad(cell).astype(np.float32)
+        area = abs(cv2.contourArea(quad)) if np.all(np.isfinite(quad)) else 0.0
+        if area == 0:
+            return 0.0
+        width, height = self.frame_size
+        frame = np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float32)
+        inside, _ = cv2.intersectConvexConvex(quad, frame)
+        return float(inside) / area
+
     def cell_size_px(self) -> float:
         """Mean short side of the occupied cells in pixels (a scale for tolerances)."""
         cells = sorted(self.cells) or [(0, 0)]

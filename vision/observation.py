@@ -30,7 +30,7 @@ class SeenCard:
 class Unsure:
     x: int
     y: int
-    reason: str  # occluded | crosswise | low-confidence | unknown-card | not-a-maze-card | conflict | off-cell
+    reason: str  # occluded | crosswise | low-confidence | unknown-card | not-a-maze-card | conflict | off-cell | out-of-view
 
 
 @dataclass

@@ -32,6 +32,9 @@ Cell = tuple[int, int]
 CROP = (64, 96)
 # Mean absolute change of the downscaled maze region (0..255) above which a frame is "moving".
 MOTION_LEVEL = 6.0
+# A cell less than this share in the frame is not read: a card cut by the frame's edge is
+# read rightly down to about half of it in view, and wrongly below that (bench photos).
+IN_VIEW = 0.6
 # A tracked lattice is dropped after this many quiet frames in a row in which more than
 # this share of its occupied cells read as no maze card at all.
 DOUBTS_BEFORE_REFIT = 3
@@ -426,6 +429,10 @@ class Pipeline:
 
     def _read(self, frame: np.ndarray, lattice: Lattice) -> tuple[Observation, set[Cell]]:
         cells = sorted((set(_neighbourhood(lattice.cells)) | lattice.crosswise) - lattice.occluded)
+        # a crop reaching past the frame's edge repeats the edge's pixels, streaks that read
+        # as a straight tunnel: a card mostly out of view is not read
+        out_of_view = {c for c in cells if lattice.share_in_view(c) < IN_VIEW}
+        cells = [c for c in cells if c not in out_of_view]
         started = time.perf_counter()
         crops = dict(zip(cells, cell_crops(frame, lattice, cells, CROP)))
         cropped = time.perf_counter()
@@ -437,6 +444,7 @@ class Pipeline:
         # maze card there, square after all (the crop of a card laid across shows none)
         uncertain = [u for u in uncertain if (u.x, u.y) not in lattice.crosswise]
         uncertain += [Unsure(x, y, "occluded") for x, y in sorted(lattice.occluded)]
+        uncertain += [Unsure(x, y, "out-of-view") for x, y in sorted(out_of_view & lattice.cells)]
         read = {c.cell for c in cards}
         # A card read beside the maze where the grid sees mostly table, with no card read next
         # to it, is most likely part of a neighbour's card seen through a cell the lattice puts

@@ -638,3 +638,9 @@ def test_a_lattice_point_near_its_horizon_is_snapped_without_huge_windows():
     snap = grid.snap_edges(image, h, pts, np.array([0, 0, 1]), 0.2)
     assert snap.observed.shape == (3, 2) and np.isfinite(snap.observed).all()
     assert abs(snap.observed[1, 0] - 500) <= 1.0  # an ordinary probe still finds its edge
+
+
+def test_a_cells_share_in_view_is_the_part_of_it_inside_the_frame():
+    # cells 100 pixels square, the frame 250 wide: cell 2 straddles its right edge by half
+    lattice = Lattice(np.array([[100.0, 0, 50], [0, -100, 50], [0, 0, 1]]), (250, 100), frozenset())
+    assert [round(lattice.share_in_view((x, 0)), 3) for x in (0, 1, 2, 3)] == [1.0, 1.0, 0.5, 0.0]

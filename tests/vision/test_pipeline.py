@@ -16,7 +16,7 @@ from vision.classes import is_half_turn_symmetric
 from vision.classify import Classifier
 from vision.grid import HALF_TURN, GridError, GridTracker, Lattice, anchor, is_goal
 from vision.observation import Unsure
-from vision.pipeline import Pipeline
+from vision.pipeline import IN_VIEW, Pipeline
 from vision.scenes import SceneOptions, table_scene
 
 SIZE = (1280, 720)
@@ -211,6 +211,24 @@ def test_a_lone_card_read_where_the_grid_sees_table_is_left_uncertain(pipeline, 
     # is a card alone where the grid sees none (part of a neighbour's card, likely)
     assert {c.cell for c in observation.cards} == {(1, 0), (2, 0), (8, 2)}
     assert [(u.x, u.y, u.reason) for u in observation.uncertain] == [(-3, 1, "off-cell")]
+
+
+def test_a_card_mostly_out_of_view_is_left_uncertain(pipeline):
+    # the photo cut through the maze, so that some card has less than half of it in view:
+    # its crop would repeat the frame's edge in streaks, which read as a straight tunnel
+    s = scene(42)
+    height, width = s.image.shape[:2]
+    for cut in range(width, 0, -8):
+        lattice = replace(truth_lattice(s), frame_size=(cut, height))
+        share = {c: lattice.share_in_view(c) for c in s.cells}
+        if any(0.05 < v < 0.5 for v in share.values()):
+            break
+    cut_off = {c for c, v in share.items() if 0 < v < 0.5}
+    observation, _ = pipeline._read(np.ascontiguousarray(s.image[:, :cut]), lattice)
+    assert cut_off and not cut_off & {c.cell for c in observation.cards}
+    assert cut_off <= {(u.x, u.y) for u in observation.uncertain if u.reason == "out-of-view"}
+    in_view = {c for c, v in share.items() if v >= IN_VIEW}
+    assert len({c.cell for c in observation.cards} & in_view) >= 0.9 * len(in_view)
 
 
 @pytest.mark.parametrize("reason", ["not-a-maze-card", "low-confidence"])
