@@ -654,8 +654,9 @@ def render_abstain(rng: np.random.Generator, kind: str | None = None, *, out_siz
     aug = augment or Augment()
     if kind is None:
         kind = ABSTAIN_KINDS[int(rng.integers(len(ABSTAIN_KINDS)))]
-    if kind not in (*ABSTAIN_KINDS, MISSCUT):
-        raise ValueError(f"unknown abstain kind {kind!r}; use one of {', '.join((*ABSTAIN_KINDS, MISSCUT))}")
+    kinds = (*ABSTAIN_KINDS, MISSCUT)
+    if kind not in kinds:
+        raise ValueError(f"unknown abstain kind {kind!r}; use one of {', '.join(kinds)}")
     if art is not None and kind not in ("action", "back", MISSCUT):
         raise ValueError(f"a picture can stand in for an action card, a card back or the card a "
                          f"misscut crop cuts, not for {kind!r}")
