@@ -45,7 +45,9 @@ How ``fit_lattice`` works:
    every phase they allow. When none of those reads well either, lattices are found by
    reading alone: every card size, aspect and phase along the card directions (and each
    squared to the other, in case one is off), read at the seed's cell and the cells round
-   it.
+   it, each grown as found and also refitted first on where the cards round its seed lie
+   (given ``locates_cards``: the sizes tried are a tenth apart, and growth keeps the seed
+   patch's spacing).
 4. Occupancy without the classifier: card art is busy (local contrast) and its tunnel
    floors paper-white, tables are neither (lamp gradients, glare and shadows are smooth);
    on a strongly textured cloth the rock is told from it by colour,
@@ -921,6 +923,7 @@ READ_SIZES = np.exp(np.linspace(math.log(18.0), math.log(160.0), 23))
 READ_PHASES = tuple((px, py) for px in (0.0, 1 / 3, 2 / 3) for py in (0.0, 0.25, 0.5, 0.75))
 READ_KEEP = 3
 READ_SPOTS = 3  # busy spots tried in turn: a hand over the maze is busy too
+READ_RING = frozenset((x, y) for x in (-1, 0, 1) for y in (-1, 0, 1)) - {(0, 0)}  # round the seed's cell
 # Card aspects (of PITCH_RATIO) tried where the aspect sets a pitch: a camera tilted up to
 # 25 degrees, or a wide lens off its axis, foreshortens a card's long side or its short one
 # by up to a sixth or so.
@@ -954,6 +957,16 @@ def _reading_hypotheses(work: _Work, frame: np.ndarray, reads_cards: CardCheck) 
     return []
 
 
+def _centred_on_seed(frame: np.ndarray, h: np.ndarray, locates_cards: CardFinder) -> np.ndarray:
+    """A lattice found by reading (``_reading_hypotheses``, its seed on cell (0, 0)) refitted
+    on where the cards of its seed's cell and the eight round it lie. Its card size is one
+    of READ_SIZES, up to 5 % off the cards', and its aspect one of FORESHORTENING: growth
+    holds the seed patch's spacing, so that error is half a card four cells out, where the
+    edges it snaps to are the wrong ones."""
+    seed = Lattice(h, (frame.shape[1], frame.shape[0]), READ_RING | {(0, 0)})
+    return fit_to_centres(seed, locates_cards(frame, seed, sorted(seed.cells))).image_from_maze
+
+
 def _lattices_read_at(seed: np.ndarray, pairs, frame: np.ndarray, reads_cards: CardCheck) -> list[np.ndarray]:
     """``_reading_hypotheses`` at one spot (frame pixels), along these pairs of card-edge
     directions: the best READ_KEEP lattices that read a card there and on half the ring."""
@@ -967,8 +980,7 @@ def _lattices_read_at(seed: np.ndarray, pairs, frame: np.ndarray, reads_cards: C
                 h = np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0, 0, 1.0]])
                 if reads_cards(frame, Lattice(h, size, frozenset({(0, 0)}))) > 0:
                     hits.append(h)
-    ring = frozenset((x, y) for x in (-1, 0, 1) for y in (-1, 0, 1)) - {(0, 0)}
-    shares = [reads_cards(frame, Lattice(h, size, ring)) for h in hits]
+    shares = [reads_cards(frame, Lattice(h, size, READ_RING)) for h in hits]
     best = sorted(range(len(hits)), key=lambda i: -shares[i])[:READ_KEEP]  # a stable sort: the first of equals
     return [hits[i] for i in best if shares[i] >= 0.5]
 
@@ -1419,7 +1431,12 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
     if reads_cards and _reads_poorly(best[0]):
         best = max([best, *_regrown_variants(work, frame, best[1], reads_cards)], key=lambda b: b[0])
     if reads_cards and _reads_poorly(best[0]):
-        found = _grown_and_ranked(work, frame, _reading_hypotheses(work, frame, reads_cards), reads_cards)
+        hypotheses = _reading_hypotheses(work, frame, reads_cards)
+        if locates_cards is not None:
+            # as found and centred on the cards: a few cards' centres, each read coarsely,
+            # can also throw a lattice that lay right off
+            hypotheses += [_centred_on_seed(frame, h, locates_cards) for h in hypotheses]
+        found = _grown_and_ranked(work, frame, hypotheses, reads_cards)
         best = max([best, *found], key=lambda b: b[0])
     _, h, refined = best
     # lone cards (the goals, until the tunnels reach them) are far from where the lattice was

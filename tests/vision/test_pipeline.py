@@ -273,6 +273,20 @@ def test_a_plain_photo_is_read_from_scratch(pipeline):
     assert read_right >= 0.9 * cards
 
 
+def test_a_photo_whose_edges_mislead_every_hypothesis_is_read_by_a_centred_reading_lattice(pipeline):
+    # a regression guard: on this 1080p bench photo (bench/vision.py's seed + 90) every
+    # lattice grown from the edges cuts the cards, and so do those found by reading, whose
+    # card size is a rung of a coarse ladder, until they are centred on the cards round
+    # their seed: without that the photo gets an error
+    s = table_scene(np.random.default_rng(7_000_090))
+    observation = pipeline.observe(s.image)
+    assert observation.error is None
+    seen = {c.cell: c for c in observation.cards}
+    assert set(seen) <= set(s.cells)
+    assert all(right(card, s.cells[cell], pipeline.catalogue) for cell, card in seen.items())
+    assert len(seen) >= 0.7 * len(s.cells)
+
+
 def test_check_answers_every_photo_and_fails_only_the_bad_one(tmp_path):
     s = scene(44)
     good, bad = tmp_path / "table.png", tmp_path / "notes.png"
