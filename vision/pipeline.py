@@ -292,9 +292,10 @@ class Pipeline:
         card misread), the goal places both ways round are looked at (the start card is
         symmetric), and once the frame is known, any goal place still empty.
         With the start unread, goals are looked for all around the maze (``_goals_around``)
-        and the start wherever those goals could put it; when it is not found, the goals fit
-        their places in more than one way each way round and the start cannot be hiding in
-        just one of them, GridError: a guessed frame would name every cell wrongly."""
+        and the start wherever those goals could put it; when it is found at more than one
+        of those places, or not found while the goals fit their places in more than one way
+        each way round and the start cannot be hiding in just one of them, GridError: a
+        guessed frame would name every cell wrongly."""
         cells = sorted((lattice.cells | lattice.crosswise) - lattice.occluded)
         readings = self.classifier.classify(cell_crops(frame, lattice, cells, CROP))
         sure = {c: r for c, r in zip(cells, readings) if _sure(r)}
@@ -316,6 +317,11 @@ class Pipeline:
             each_way = [start_places(goals, [turn]) for turn in (np.eye(3), HALF_TURN)]
             origins = sorted(set(each_way[0]) | set(each_way[1]))
             start, start_at = self._find_cards(frame, lattice, origins, lambda face: face == "start")
+            if len(start) > 1:
+                # one card read from either side of a lattice lying half a cell off it, or
+                # another card misread: which place is the start's, no guess can say
+                raise GridError(f"the start card was not read on its cell but at {len(start)} of the places the "
+                                "goal cards allow: the maze frame is unknown")
             if len(start) == 1:
                 found, at = found | start, at | start_at
             else:

@@ -145,6 +145,31 @@ def test_goals_that_fit_several_ways_are_placed_by_where_the_start_can_hide(pipe
         pipeline._anchor_readings(image, bare)
 
 
+def test_a_start_found_at_two_places_the_goals_allow_leaves_the_frame_unknown(pipeline, monkeypatch):
+    # two goals two apart fit two ways; the start, its cell under a hand the skin test saw,
+    # is looked for on the places they allow and reads on two of them (one card read from
+    # either side by a lattice half a cell off it, as on a bench photo that was then named
+    # two cells off): the hand does not say which is the start
+    s = scene(41)
+    image = without(s, [(8, -2)])
+    fit = truth_lattice(s, cells=[c for c in s.cells if c not in (START_CELL, (8, -2))],
+                        occluded=frozenset({START_CELL}))
+    find_cards = pipeline._find_cards
+
+    def reading_the_start_twice(frame, lattice, places, wanted):
+        found, at = find_cards(frame, lattice, places, wanted)
+        if START_CELL in found:
+            found[(0, 2)] = found[START_CELL]
+        return found, at
+
+    monkeypatch.setattr(pipeline, "_find_cards", reading_the_start_twice)
+    with pytest.raises(GridError, match="maze frame is unknown"):
+        pipeline._anchor_readings(image, fit)
+    monkeypatch.undo()
+    readings, _, _ = pipeline._anchor_readings(image, fit)  # found once: it sets the frame
+    assert anchor(fit, readings).maze_from_fit.tolist() == np.eye(3).tolist()
+
+
 def test_the_start_can_hide_under_a_hand_or_behind_an_unsure_reading_of_it(pipeline):
     from types import SimpleNamespace
 
