@@ -57,7 +57,8 @@ How ``fit_lattice`` works:
    loose cards at random angles do not, so the draw pile and the cards in front of the
    players are left out. A cell with a busy middle band whose art reaches a quarter cell
    into its free east and west neighbours, or whose ends show the table, holds a card
-   laid crosswise. Smooth skin-coloured cells (beyond what the table itself shows) are
+   laid crosswise. Smooth skin-coloured cells (beyond what the table itself shows), and
+   on a table not of skin's hue cells under skin reaching in from the edge (an arm), are
    occluded: the caller must not trust what it reads there.
 
 5. Centring on the cards (given ``locates_cards``: the pipeline reads each cell from crops
@@ -136,7 +137,7 @@ HAND_SKIN_SHARE = 0.12  # a cell this much under a hand cannot be trusted either
 # for 2 / 5 more clear cards taken for hidden (at an ARM_SHARE of 0.2, 11 / 14 more).
 ARM_SHARE = 0.3
 ARM_TABLE_SKIN = 0.2
-ARM_CELLS = 2.0
+ARM_CELLS = 2.0  # an arm's skin covers at least this many cells' area
 GOAL_COLUMN = 8
 # How far (cells) a goal read off its place may have drifted with the lattice: farther, it is
 # another card misread as a goal.
