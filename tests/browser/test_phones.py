@@ -24,10 +24,20 @@ def read_qr(page, screens) -> str:
     import cv2
     import numpy as np
 
-    png = page.locator("#join-qr").screenshot(path=str(screens / "qr.png"))
-    image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_GRAYSCALE)
-    image = cv2.copyMakeBorder(image, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
-    text, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
+    # the picture must be loaded when it is taken, and the first view's render can move it
+    # as it is taken: one that does not decode is taken again (one full run of the suite
+    # read nothing from it, and the same test passed when run again)
+    page.wait_for_function("() => { const qr = document.querySelector('#join-qr');"
+                           " return qr && qr.complete && qr.naturalWidth > 0; }")
+    text = ""
+    for _ in range(3):
+        png = page.locator("#join-qr").screenshot(path=str(screens / "qr.png"))
+        image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_GRAYSCALE)
+        image = cv2.copyMakeBorder(image, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
+        text, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
+        if text:
+            break
+        page.wait_for_timeout(200)
     assert text, "the QR code on the table screen could not be read"
     return text
 
