@@ -614,6 +614,11 @@ class _Mosaic:
     x0: int
     y1: int
 
+    @cached_property
+    def skin(self) -> np.ndarray:
+        """(rows * ch, cols * cw) pixels of skin's hue in ``image`` (smooth skin and arms)."""
+        return _skin_hue(self.image)
+
     def index(self, cell: Cell) -> tuple[int, int]:
         return self.y1 - cell[1], cell[0] - self.x0
 
@@ -656,7 +661,7 @@ def _skin_shares(mosaic: _Mosaic) -> np.ndarray:
     smooth: the orange goal backs and wood share the hue, but are carved or grained."""
     if mosaic.image is None:
         return np.zeros((mosaic.busy.shape[0], mosaic.busy.shape[2]))
-    skin = _skin_hue(mosaic.image).astype(np.float32)
+    skin = mosaic.skin.astype(np.float32)
     rows, ch, cols, cw = mosaic.busy.shape
     smooth = 1.0 - mosaic.busy
     return (skin.reshape(rows, ch, cols, cw) * smooth).mean(axis=(1, 3))
@@ -1685,7 +1690,7 @@ def _arm_shares(mosaic: _Mosaic) -> np.ndarray:
     the frame's edge, across the table; the card art's brown stones and shards are small
     and lie within the maze."""
     rows, ch, cols, cw = mosaic.busy.shape
-    skin = _skin_hue(mosaic.image).astype(np.uint8)
+    skin = mosaic.skin.astype(np.uint8)
     _, labels, stats, _ = cv2.connectedComponentsWithStats(skin, connectivity=8)
     x, y, w, h, area = stats.T
     arm = ((x == 0) | (y == 0) | (x + w == skin.shape[1]) | (y + h == skin.shape[0])) & (area >= ARM_CELLS * ch * cw)

@@ -565,13 +565,16 @@ def test_an_arm_from_the_frames_edge_hides_the_cells_under_it_and_a_brown_stone_
     image = np.full((rows * ch, cols * cw, 3), (150, 140, 120), np.uint8)  # a blue-grey table
     image[2 * ch + 2:3 * ch - 2, :3 * cw - 4] = (120, 150, 210)  # an arm over three cells of the middle row
     image[ch + 8:ch + 14, 5 * cw + 5:5 * cw + 11] = (120, 150, 210)  # a stone on the card a row up
-    mosaic = grid._Mosaic(np.ones((rows, ch, cols, cw), np.float32), image, 0, 0)  # all busy: no smooth skin
     cells = [(x, -r) for r in range(rows) for x in range(cols)]
-    seen = grid._Cells(mosaic, dict.fromkeys(cells, 1.0), dict.fromkeys(cells, 0.0))
     maze = {(x, y) for x, y in cells if -3 <= y <= -1}
-    assert grid._hand_cells(seen, maze) == {(0, -2), (1, -2), (2, -2)}
+
+    def seen(picture):
+        mosaic = grid._Mosaic(np.ones((rows, ch, cols, cw), np.float32), picture, 0, 0)  # all busy: no smooth skin
+        return grid._Cells(mosaic, dict.fromkeys(cells, 1.0), dict.fromkeys(cells, 0.0))
+
+    assert grid._hand_cells(seen(image), maze) == {(0, -2), (1, -2), (2, -2)}
     image[2 * ch + 2:3 * ch - 2, :2] = (150, 140, 120)  # the same skin short of the edge: a card's art
-    assert grid._hand_cells(seen, maze) == set()
+    assert grid._hand_cells(seen(image), maze) == set()
 
 
 def test_the_card_directions_come_from_edges_on_the_cards():
