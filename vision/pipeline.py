@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -204,7 +204,9 @@ class Pipeline:
                                   locates_cards=self._locates_cards)
             readings, goals_at, start_hidden_at = self._anchor_readings(frame, lattice)
             lattice = anchor(lattice, readings, start_hidden_at)
-            lattice = pin_cells(frame, lattice, {map_cell(lattice.maze_from_fit, c): p for c, p in goals_at.items()})
+            if goals_at:
+                lattice = pin_cells(frame, lattice, {map_cell(lattice.maze_from_fit, c): p for c, p in goals_at.items()})
+                lattice = self._pin_goals_left(frame, lattice)
         except (GridError, TableError) as exc:
             return Observation(width=frame.shape[1], height=frame.shape[0],
                                ms=(time.perf_counter() - started) * 1e3, error=str(exc))
@@ -434,6 +436,17 @@ class Pipeline:
             if max(abs(middle[0] - cell[0]), abs(middle[1] - cell[1])) >= GOAL_PIN_FROM:
                 at[cell] = lattice.centre(tuple(middle))
         return found, at
+
+    def _pin_goals_left(self, frame: np.ndarray, lattice: Lattice) -> Lattice:
+        """The lattice with the goal cards found on the goal places it holds no card on,
+        looked for again once it is pinned to the goals found off their places: before,
+        it extrapolated eight cells out from the maze and could be more than half a card
+        off across (GOAL_SEARCH looks a fifth of a cell either way); now the goals found
+        say where the others lie."""
+        places = [g for g in GOAL_CELLS if g not in lattice.cells]
+        found, at = self._find_cards(frame, lattice, places, is_goal)
+        lattice = replace(lattice, cells=lattice.cells | frozenset(found))
+        return pin_cells(frame, lattice, at)
 
     def _read(self, frame: np.ndarray, lattice: Lattice) -> tuple[Observation, set[Cell]]:
         cells = sorted((set(_neighbourhood(lattice.cells)) | lattice.crosswise) - lattice.occluded)
