@@ -5,6 +5,9 @@
 * held-out synthetic set: unseen seeds and the 'test' half of style space (styles the
   model never trained on), under realistic camera conditions (``Augment.camera``), and
   again under the wider training augmentation as a stress test;
+* cells cut out of whole rendered table photos (``vision.scenes``, unseen seeds; half of
+  them laid out of the held-out scans when ``--scans`` is given) by a lattice a little off:
+  cards among their neighbours under the photo's light and lens, as the pipeline cuts them;
 * cells cut at the wrong pitch (as a lattice at half the pitch or turned a quarter cuts
   the maze): how often they are abstained on, as the grid needs (it tells a lattice that
   lines up with the cards by how many of its cells read as cards); training leaves them
@@ -67,7 +70,7 @@ def _scores(classifier: Classifier, images: np.ndarray, labels: np.ndarray) -> d
 def evaluate(model: str | Path = DEFAULT_MODEL, *, count: int = 8000, seed: int = 424242, workers: int = 2,
              scans_dir: str | None = None) -> dict:
     """Held-out accuracy figures, the ones the README and the model's metadata report."""
-    from models.train.data import render_dataset
+    from models.train.data import render_dataset, scene_cells
 
     classifier = Classifier(model, threads=2)
     size = (classifier.width, classifier.height)
@@ -76,6 +79,8 @@ def evaluate(model: str | Path = DEFAULT_MODEL, *, count: int = 8000, seed: int 
     for name, preset in (("heldout_synthetic", "camera"), ("heldout_synthetic_wide", "train")):
         images, labels = render_dataset(count, seed, size=size, workers=workers, style_split="test", preset=preset)
         figures[name] = _scores(classifier, images, labels)
+    images, labels = scene_cells(count // 2, seed + 5, workers=workers, scans_dir=scans_dir, split="test")
+    figures["scene_cells"] = _scores(classifier, images, labels)
     if scans_dir:
         images, labels = render_dataset(count // 2, seed + 1, size=size, workers=workers, scans_dir=scans_dir,
                                         p_scan=1.0, style_split="test", scanned_only=True, preset="camera")
@@ -208,7 +213,7 @@ def main() -> int:
     if args.json:
         print(json.dumps(figures))
         return 0
-    for name in ("heldout_synthetic", "heldout_synthetic_wide", "scans", "scans_base_game"):
+    for name in ("heldout_synthetic", "heldout_synthetic_wide", "scene_cells", "scans", "scans_base_game"):
         if name in figures:
             f = figures[name]
             print(f"{name}: {f['crops']} crops, top-1 {f['top1']:.4%}, errors {f['errors']}, "

@@ -6,6 +6,10 @@ printed card (a manifest maps each scan to its face and the rotation it is drawn
 for training also from a scan's mirror image, which shows the mirrored face.
 Chunks are rendered in worker processes, each from its own child seed, so a dataset is
 the same for a seed whatever the number of workers.
+
+``scene_cells`` cuts crops out of whole rendered table photos instead (``vision.scenes``):
+cards among their neighbours, under the photo's own light, lens and blur, cut where a
+lattice a little off would cut them. The classes come as often as mazes hold them.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ import numpy as np
 from engine.catalogue import default_catalogue
 from vision import augment
 from vision.classes import EMPTY, OTHER, CardClass, card_classes, mirror_image
-from vision.printed import Scan, load_scans
+from vision.grid import Lattice, cell_crops
+from vision.printed import PrintedDeck, Scan, load_scans
+from vision.scenes import CELL_CORNERS, table_scene
 
 CHUNK = 256
 PRESETS = {"train": augment.Augment(), "camera": augment.Augment.camera()}
@@ -97,10 +103,98 @@ def render_dataset(count: int, seed: int, *, size: tuple[int, int] = (64, 96), w
     rng.shuffle(labels)
     chunks = [labels[i:i + CHUNK].tolist() for i in range(0, count, CHUNK)]
     seeds = np.random.SeedSequence(seed).spawn(len(chunks))
-    jobs = [(s, c, size, scans_dir, p_scan, style_split, preset) for s, c in zip(seeds, chunks)]
+    return _in_chunks(_render_chunk, [(s, c, size, scans_dir, p_scan, style_split, preset)
+                                      for s, c in zip(seeds, chunks)], workers)
+
+
+def _in_chunks(render, jobs: list, workers: int) -> tuple[np.ndarray, np.ndarray]:
+    """The chunks rendered (in ``workers`` processes) and put together in order."""
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
-            parts = list(pool.map(_render_chunk, jobs))
+            parts = list(pool.map(render, jobs))
     else:
-        parts = [_render_chunk(j) for j in jobs]
+        parts = [render(j) for j in jobs]
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+SCENE_CROP = (64, 96)  # the pipeline's crop (vision.pipeline.CROP), resized as the classifier does
+SCENE_CHUNK = 192
+# How far the pipeline's lattice strays from a card: shift (cells), scale, turn (degrees).
+CELL_SHIFT, CELL_SCALE, CELL_TURN = 0.08, 0.05, 2.0
+
+
+def _printed_deck(folder: str, split: str) -> PrintedDeck:
+    """The printing of ``folder`` made of one split of its scans (evaluation keeps to 'test')."""
+    faces: dict[str, list[np.ndarray]] = {}
+    for scan in _cached_scans(folder, split):
+        faces.setdefault(scan.face, []).append(scan.upright())
+    return PrintedDeck({f: tuple(p) for f, p in faces.items()}, PrintedDeck.load(folder).actions)
+
+
+def _scene_crop(scene, cell, rng: np.random.Generator) -> np.ndarray:
+    """The cell cut out of the photo through the lens, by a lattice a little off."""
+    corners = np.array(cell, float) + CELL_CORNERS
+    image = scene.camera.project(corners * scene.pitch_mm)
+    image_from_maze = cv2.getPerspectiveTransform(corners.astype(np.float32), image.astype(np.float32))
+    scale = 1 + rng.uniform(-CELL_SCALE, CELL_SCALE)
+    turn = np.radians(rng.uniform(-CELL_TURN, CELL_TURN))
+    c, s = scale * np.cos(turn), scale * np.sin(turn)
+    dx, dy = rng.uniform(-CELL_SHIFT, CELL_SHIFT, 2)
+    x, y = cell
+    # p -> cell + R s (p - cell) + d, as vision.pipeline._moved_crop moves a cell
+    moved = np.array([[c, -s, x - c * x + s * y + dx], [s, c, y - s * x - c * y + dy], [0, 0, 1.0]])
+    lattice = Lattice(image_from_maze @ moved, scene.camera.size, frozenset())
+    return cell_crops(scene.image, lattice, [cell], SCENE_CROP)[0]
+
+
+def _in_view(scene, cell) -> bool:
+    """Whether the cell lies wholly in the photo (the pipeline reads no cell much out of it)."""
+    points = scene.camera.project((np.array(cell, float) + 0.9 * CELL_CORNERS) * scene.pitch_mm)
+    w, h = scene.camera.size
+    return bool(((points >= 0) & (points < (w, h))).all())
+
+
+def _scene_chunk(args) -> tuple[np.ndarray, np.ndarray]:
+    seed, count, size, scans_dir, split = args
+    classes = card_classes(default_catalogue())
+    names = {c.name: i for i, c in enumerate(classes)}
+    # a class that covers both rotations (a symmetric face) is named for either
+    index = {(c.face, r): i for i, c in enumerate(classes) if c.face is not None
+             for r in ((0, 180) if "@" not in c.name else (c.rotation,))}
+    rng = np.random.default_rng(seed)
+    printed = _printed_deck(scans_dir, split) if scans_dir else None
+    images = np.empty((count, size[1], size[0], 3), np.uint8)
+    labels = np.empty(count, np.int64)
+    n = 0
+    while n < count:
+        scene = table_scene(rng, printed=printed if printed is not None and rng.random() < 0.5 else None,
+                            game="saboteur2" if rng.random() < 0.3 else "saboteur")
+        cards = [(c, index[(t.face, t.rotation)]) for c, t in scene.cells.items()
+                 if t.visible > 0.95 and c not in scene.occluded]
+        around = {(x + dx, y + dy) for x, y in scene.cells for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))}
+        around -= set(scene.cells) | set(scene.occluded)
+        around = {c for c in around if _in_view(scene, c)}
+        crosswise = [(c, names[OTHER]) for c in scene.crosswise]
+        bare = [(c, names[EMPTY]) for c in sorted(around - set(scene.crosswise))]
+        # bare table is most of a maze's neighbourhood: a third of a scene's crops at most
+        picked = [bare[i] for i in rng.permutation(len(bare))[:max(1, len(cards) // 2)]]
+        for cell, label in cards + crosswise + picked:
+            if n == count:
+                break
+            crop = _scene_crop(scene, cell, rng)
+            images[n] = cv2.resize(crop, size, interpolation=cv2.INTER_AREA) if size != SCENE_CROP else crop
+            labels[n] = label
+            n += 1
+    order = rng.permutation(count)
+    return images[order], labels[order]
+
+
+def scene_cells(count: int, seed: int, *, size: tuple[int, int] = SCENE_CROP, workers: int = 2,
+                scans_dir: str | None = None, split: str = "train") -> tuple[np.ndarray, np.ndarray]:
+    """``count`` crops (N, H, W, 3) uint8 with class labels, cut out of rendered table photos
+    (half of them laid out of ``split``'s scans when ``scans_dir`` is given; three in ten
+    Saboteur 2 tables), each readable card, each card laid crosswise (as 'other') and some
+    bare cells beside the maze (as 'empty'), cut by a lattice a little off."""
+    sizes = [min(SCENE_CHUNK, count - i) for i in range(0, count, SCENE_CHUNK)]
+    seeds = np.random.SeedSequence(seed).spawn(len(sizes))
+    return _in_chunks(_scene_chunk, [(s, n, size, scans_dir, split) for s, n in zip(seeds, sizes)], workers)

@@ -27,7 +27,7 @@ from torch import nn
 from engine.catalogue import default_catalogue
 from vision.classes import card_classes, half_turn_index
 
-from .data import render_dataset
+from .data import render_dataset, scene_cells
 from .net import WIDTHS, CardNet, Exported
 
 MEAN = (0.5, 0.5, 0.5)
@@ -92,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train-size", type=int, default=140_000)
     parser.add_argument("--val-size", type=int, default=8_000)
     parser.add_argument("--test-size", type=int, default=8_000)
+    parser.add_argument("--scene-share", type=float, default=0.0,
+                        help="share of the crops cut out of rendered table photos (models.train.data.scene_cells)")
     parser.add_argument("--epochs", type=int, default=28)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--input", default="40x60", help="model input WIDTHxHEIGHT")
@@ -112,12 +114,20 @@ def main(argv: list[str] | None = None) -> int:
     def log(message: str) -> None:
         print(f"[{time.time() - started:7.1f}s] {message}", flush=True)
 
-    log(f"rendering {args.train_size} training crops ({len(classes)} classes)"
-        + (f", scans from {scans}" if scans else ""))
-    train_x, train_y = render_dataset(args.train_size, args.seed * 1000 + 1, size=(width, height),
-                                      workers=args.workers, scans_dir=scans, style_split="train")
-    val_x, val_y = render_dataset(args.val_size, args.seed * 1000 + 2, size=(width, height),
-                                  workers=args.workers, scans_dir=scans, style_split="train")
+    log(f"rendering {args.train_size} training crops ({len(classes)} classes, {args.scene_share:.0%} cut out of "
+        "table photos)" + (f", scans from {scans}" if scans else ""))
+
+    def crops(count: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        from_scenes = round(count * args.scene_share)
+        cells = render_dataset(count - from_scenes, seed, size=(width, height), workers=args.workers,
+                               scans_dir=scans, style_split="train")
+        if not from_scenes:
+            return cells
+        cut = scene_cells(from_scenes, seed + 500, size=(width, height), workers=args.workers, scans_dir=scans)
+        return np.concatenate([cells[0], cut[0]]), np.concatenate([cells[1], cut[1]])
+
+    train_x, train_y = crops(args.train_size, args.seed * 1000 + 1)
+    val_x, val_y = crops(args.val_size, args.seed * 1000 + 2)
     log("rendered")
     x_train, y_train = to_tensor(train_x), torch.from_numpy(train_y)
     x_val, y_val = to_tensor(val_x), torch.from_numpy(val_y)
@@ -183,10 +193,11 @@ def main(argv: list[str] | None = None) -> int:
         "training": {
             "command": "python -m models.train.train" + (" --scans DIR" if scans else ""),
             "seed": args.seed, "train_size": args.train_size, "val_size": args.val_size, "epochs": args.epochs,
-            "batch": args.batch, "scans": bool(scans), "temperature": round(temperature, 4),
+            "batch": args.batch, "scene_share": args.scene_share, "scans": bool(scans), "temperature": round(temperature, 4),
             "widths": list(widths), "device": args.device,
             "data": "procedural card renders (vision.cardart) with camera augmentation (vision.augment)"
-                    + (", plus augmented scans of printed cards" if scans else ""),
+                    + (", plus augmented scans of printed cards" if scans else "")
+                    + (", and cells cut out of rendered table photos (vision.scenes)" if args.scene_share else ""),
             "torch": torch.__version__, "machine": f"{platform.machine()}, {args.threads} threads",
             "minutes": None,
         },

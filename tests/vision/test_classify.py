@@ -164,3 +164,17 @@ def test_restricting_to_the_games_deck_never_names_a_missing_face(classifier):
         classifier.allowed[:] = True
     assert all(r.card.face is None or r.card.face in base for r in readings)
     assert all(abs(float(r.probabilities.sum()) - 1) < 1e-4 for r in readings)
+
+
+def test_cells_cut_out_of_table_photos_are_labelled_as_the_table_lies(classifier):
+    from models.train.data import scene_cells
+
+    images, labels = scene_cells(64, seed=12, workers=1)
+    assert images.shape == (64, 96, 64, 3)
+    readings = classifier.classify(list(images))
+    truth = [classifier.classes[k].name for k in labels]
+    committed = [(r.card.name, t) for r, t in zip(readings, truth) if not r.uncertain]
+    # a crop cut turned, or labelled with another cell's card, would read wrongly most of the time
+    assert len(committed) >= 48 and sum(name == t for name, t in committed) >= len(committed) - 2
+    small, same = scene_cells(64, seed=12, size=(40, 60), workers=1)
+    assert small.shape == (64, 60, 40, 3) and list(same) == list(labels)

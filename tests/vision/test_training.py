@@ -19,10 +19,11 @@ from vision.classify import Classifier  # noqa: E402
 
 def test_a_tiny_training_run_exports_a_model_the_runtime_reads(tmp_path):
     assert train.main(["--out", str(tmp_path), "--train-size", "512", "--val-size", "256", "--test-size", "128",
-                       "--epochs", "1", "--workers", "1", "--threads", "1"]) == 0
+                       "--epochs", "1", "--workers", "1", "--threads", "1", "--scene-share", "0.25"]) == 0
     meta = json.loads((tmp_path / "tunnel-cards.json").read_text("utf-8"))
     assert meta["input"] == {**meta["input"], "width": 40, "height": 60}
     assert meta["training"]["train_size"] == 512 and meta["training"]["minutes"] is not None
+    assert meta["training"]["scene_share"] == 0.25 and "table photos" in meta["training"]["data"]
     assert 0.0 <= meta["metrics"]["heldout_synthetic"]["top1"] <= 1.0
     assert len(meta["abstain"]["centroids"]) == len(meta["classes"])
 
