@@ -8,7 +8,8 @@
   card is right in either rotation) over every card and over the cards a photo can show
   (wholly in view, under no hand), abstentions, wrong readings, boards fully right (and
   right as far as the photo shows them: a card under a hand can only be reported
-  uncertain), and the time of a cold single photo (model loading included); ``--diagnose`` prints one line
+  uncertain), photos whose maze was anchored a cell or more off (every card named
+  wrongly), and the time of a cold single photo (model loading included); ``--diagnose`` prints one line
   per photo (right, abstained, wrong, read where none lies, ms) to stderr, and ``--photo K``
   runs only photo K (repeatable) to look into one;
 * videos: games filmed at 1080p by a fixed camera, hands bringing each card in; every
@@ -74,7 +75,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
     pipeline = Pipeline(Classifier(model, threads=1))
     pipeline.observe(first.image)
     cold_ms = (time.perf_counter() - cold_start) * 1e3
-    cards = right = wrong = abstained = boards_right = boards_right_seen = extra = failed = 0
+    cards = right = wrong = abstained = boards_right = boards_right_seen = extra = failed = framed_off = 0
     readable = readable_right = readable_wrong = hidden = hidden_read = 0
     photo_ms = []
     for k in indices:
@@ -116,9 +117,10 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         extra += len(spurious)
         boards_right += board_ok and not spurious
         boards_right_seen += seen_ok and not spurious
+        shift = _frame_shift(read, scene.cells)
+        framed_off += shift is not None
         if diagnose:
             r, a, w, x = (now - then for now, then in zip((right, abstained, wrong, extra), before))
-            shift = _frame_shift(read, scene.cells)
             print(f"photo {k}: {len(scene.cells)} cards, {r} right, {a} abstained, {w} wrong, "
                   f"{x} read where none lies, {observation.ms:.0f} ms"
                   + (f", frame off by {shift} cells" if shift else ""), file=sys.stderr)
@@ -138,6 +140,8 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         # a card under a hand or out of the frame reported uncertain (it cannot be read)
         "boards_right_as_far_as_seen": round(boards_right_seen / count, 4),
         "photos_without_a_maze_found": failed,
+        # the maze anchored a cell or two off: every card it reads is named wrongly
+        "photos_framed_off": framed_off,
         "cold_single_photo_ms": round(cold_ms, 1),
         "photo_ms_median": round(float(np.median(photo_ms)), 1),
         "minutes": round((time.perf_counter() - started) / 60, 1),
@@ -195,7 +199,8 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
               f"right, {p['readable_wrong']} read wrongly; of the {p['hidden_cards']} others, "
               f"{p['hidden_read_wrongly']} read wrongly")
         print(f"  boards fully right {p['boards_fully_right']:.1%}, right as far as the photo shows them "
-              f"{p['boards_right_as_far_as_seen']:.1%}; no maze found in {p['photos_without_a_maze_found']}")
+              f"{p['boards_right_as_far_as_seen']:.1%}; no maze found in {p['photos_without_a_maze_found']}, "
+              f"framed a cell or more off in {p['photos_framed_off']}")
         print(f"  cold single photo {p['cold_single_photo_ms']:.0f} ms; median photo {p['photo_ms_median']:.0f} ms")
     if v is None:
         return
