@@ -191,9 +191,11 @@ def main(argv: list[str] | None = None) -> int:
         "abstain": {"min_confidence": 0.9, "max_distance": round(max_distance, 4),
                     "centroids": [[round(float(v), 5) for v in c] for c in centroids]},
         "training": {
-            "command": "python -m models.train.train" + (" --scans DIR" if scans else ""),
+            "command": "python -m models.train.train" + (" --scans DIR" if scans else "")
+                       + (f" --scene-share {args.scene_share}" if args.scene_share else ""),
             "seed": args.seed, "train_size": args.train_size, "val_size": args.val_size, "epochs": args.epochs,
-            "batch": args.batch, "scene_share": args.scene_share, "scans": bool(scans), "temperature": round(temperature, 4),
+            "batch": args.batch, "scene_share": args.scene_share, "scans": bool(scans),
+            "temperature": round(temperature, 4),
             "widths": list(widths), "device": args.device,
             "data": "procedural card renders (vision.cardart) with camera augmentation (vision.augment)"
                     + (", plus augmented scans of printed cards" if scans else "")
