@@ -178,11 +178,11 @@ def _scene_chunk(args) -> tuple[np.ndarray, np.ndarray]:
         # hand too (the skin test can miss it: a start under fingers was read as a curve);
         # the evaluation keeps to what the bench counts as readable
         hidden = sorted(scene.occluded) if split == "train" else []
-        crosswise = [(c, names[OTHER]) for c in list(scene.crosswise) + hidden]
+        abstain = [(c, names[OTHER]) for c in list(scene.crosswise) + hidden]
         bare = [(c, names[EMPTY]) for c in sorted(around)]
         # bare table is most of a maze's neighbourhood: a third of a scene's crops at most
         picked = [bare[i] for i in rng.permutation(len(bare))[:max(1, len(cards) // 2)]]
-        for cell, label in cards + crosswise + picked:
+        for cell, label in cards + abstain + picked:
             if n == count:
                 break
             crop = _scene_crop(scene, cell, rng)
