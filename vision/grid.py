@@ -1730,6 +1730,18 @@ def cell_crops(frame: np.ndarray, lattice: Lattice, cells: Sequence[Cell],
     return crops
 
 
+def moved_crop(frame: np.ndarray, lattice: Lattice, cell: Cell, dx: float = 0.0, dy: float = 0.0,
+               scale: float = 1.0, turn_deg: float = 0.0, size: tuple[int, int] = (64, 96)) -> np.ndarray:
+    """The crop of a cell shifted by (dx, dy) cells, scaled and turned (degrees) about its
+    centre: as a lattice a little off would cut it."""
+    x, y = cell
+    c, s = scale * math.cos(math.radians(turn_deg)), scale * math.sin(math.radians(turn_deg))
+    # maps the virtual cell's coordinates onto the real ones: p -> cell + R s (p - cell) + d
+    moved = np.array([[c, -s, x * (1 - c) + s * y + dx], [s, c, y * (1 - c) - s * x + dy], [0, 0, 1.0]])
+    virtual = Lattice(lattice.image_from_maze @ moved, lattice.frame_size, lattice.cells)
+    return cell_crops(frame, virtual, [cell], size)[0]
+
+
 # =========================================================================== anchoring
 
 

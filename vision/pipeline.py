@@ -23,7 +23,7 @@ from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catal
 
 from .classify import Classifier
 from .grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell,
-                   pin_cells, start_places)
+                   moved_crop, pin_cells, start_places)
 from .observation import Observation, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -107,18 +107,9 @@ def _neighbourhood(cells) -> list[Cell]:
     return sorted(out)
 
 
-def _moved_crop(frame: np.ndarray, lattice: Lattice, cell: Cell, dx: float, dy: float, scale: float = 1.0):
-    """The crop of a cell shifted by (dx, dy) cells and scaled about its centre."""
-    x, y = cell
-    # maps the virtual cell's coordinates onto the real ones: p -> c + scale (p - c) + d
-    moved = np.array([[scale, 0, x * (1 - scale) + dx], [0, scale, y * (1 - scale) + dy], [0, 0, 1.0]])
-    virtual = Lattice(lattice.image_from_maze @ moved, lattice.frame_size, lattice.cells)
-    return cell_crops(frame, virtual, [cell], CROP)[0]
-
-
 def _recrop(frame: np.ndarray, lattice: Lattice):
     """Crops of a cell slightly shifted or scaled about its centre, for re-examining it."""
-    return lambda cell, variant: _moved_crop(frame, lattice, cell, *RECROPS[variant])
+    return lambda cell, variant: moved_crop(frame, lattice, cell, *RECROPS[variant], size=CROP)
 
 
 def _sure(reading) -> bool:
@@ -274,7 +265,7 @@ class Pipeline:
     def _locates_cards(self, frame: np.ndarray, lattice: Lattice, cells) -> dict[Cell, np.ndarray]:
         """Where the cards of these cells lie (frame pixels), for those the classifier
         finds: each is read from crops shifted along and across (CENTRE_SHIFTS)."""
-        crops = [_moved_crop(frame, lattice, c, dx, dy) for c in cells for dx, dy in CENTRE_SHIFTS]
+        crops = [moved_crop(frame, lattice, c, dx, dy, size=CROP) for c in cells for dx, dy in CENTRE_SHIFTS]
         readings = self.classifier.classify(crops)
         found = {}
         for i, (x, y) in enumerate(cells):
@@ -391,7 +382,7 @@ class Pipeline:
         would be the first shift tried)."""
         width, height = lattice.frame_size
         places = [c for c in places if 0 <= (p := lattice.centre(c))[0] < width and 0 <= p[1] < height]
-        crops = [_moved_crop(frame, lattice, c, dx, dy) for c in places for dx, dy in GOAL_SEARCH]
+        crops = [moved_crop(frame, lattice, c, dx, dy, size=CROP) for c in places for dx, dy in GOAL_SEARCH]
         readings = iter(self.classifier.classify(crops))
         found, at = {}, {}
         for (x, y) in places:
@@ -416,7 +407,7 @@ class Pipeline:
                   if (x, y) not in lattice.cells and 0 <= (p := lattice.centre((x, y)))[0] < width
                   and 0 <= p[1] < height]
         spots = [(x + dx, y + dy) for x, y in places for dx, dy in HALF_STEPS]
-        readings = self.classifier.classify([_moved_crop(frame, lattice, c, dx, dy)
+        readings = self.classifier.classify([moved_crop(frame, lattice, c, dx, dy, size=CROP)
                                              for c in places for dx, dy in HALF_STEPS])
         cards: list[list] = [[[k], None] for k in known]  # [spots, best reading] per goal card
         for spot, r in zip(spots, readings):

@@ -22,7 +22,7 @@ import numpy as np
 from engine.catalogue import default_catalogue
 from vision import augment
 from vision.classes import EMPTY, OTHER, CardClass, card_classes, mirror_image
-from vision.grid import Lattice, cell_crops
+from vision.grid import Lattice, moved_crop
 from vision.printed import PrintedDeck, Scan, load_scans
 from vision.scenes import CELL_CORNERS, table_scene
 
@@ -136,15 +136,11 @@ def _scene_crop(scene, cell, rng: np.random.Generator) -> np.ndarray:
     corners = np.array(cell, float) + CELL_CORNERS
     image = scene.camera.project(corners * scene.pitch_mm)
     image_from_maze = cv2.getPerspectiveTransform(corners.astype(np.float32), image.astype(np.float32))
+    lattice = Lattice(image_from_maze, scene.camera.size, frozenset())
     scale = 1 + rng.uniform(-CELL_SCALE, CELL_SCALE)
-    turn = np.radians(rng.uniform(-CELL_TURN, CELL_TURN))
-    c, s = scale * np.cos(turn), scale * np.sin(turn)
+    turn = rng.uniform(-CELL_TURN, CELL_TURN)
     dx, dy = rng.uniform(-CELL_SHIFT, CELL_SHIFT, 2)
-    x, y = cell
-    # p -> cell + R s (p - cell) + d, as vision.pipeline._moved_crop moves a cell
-    moved = np.array([[c, -s, x - c * x + s * y + dx], [s, c, y - s * x - c * y + dy], [0, 0, 1.0]])
-    lattice = Lattice(image_from_maze @ moved, scene.camera.size, frozenset())
-    return cell_crops(scene.image, lattice, [cell], SCENE_CROP)[0]
+    return moved_crop(scene.image, lattice, cell, dx, dy, scale, turn, SCENE_CROP)
 
 
 def _in_view(scene, cell) -> bool:
