@@ -78,7 +78,10 @@ def load_scans(folder: str | Path, split: str | None = None) -> list[Scan]:
     ``split`` keeps evaluation honest: for every face with several scans, the last one is
     'test' and the others are 'train'; a face scanned once is 'train' only.
     """
-    scans = _face_scans(*_manifest(folder))
+    return _split(_face_scans(*_manifest(folder)), split)
+
+
+def _split(scans: list[Scan], split: str | None) -> list[Scan]:
     if split is None:
         return scans
     last = {scan.face: i for i, scan in enumerate(scans)}
@@ -96,9 +99,10 @@ class PrintedDeck:
     actions: tuple[np.ndarray, ...] = ()
 
     @classmethod
-    def load(cls, folder: str | Path) -> PrintedDeck:
+    def load(cls, folder: str | Path, split: str | None = None) -> PrintedDeck:
+        """The printing of ``folder``; ``split`` keeps to one half of its scans (``load_scans``)."""
         root, entries = _manifest(folder)
-        scans = _face_scans(root, entries)
+        scans = _split(_face_scans(root, entries), split)
         if not scans:
             raise PrintedDeckError(f"{folder} holds no readable picture of a known card face")
         faces: dict[str, list[np.ndarray]] = {}

@@ -14,6 +14,7 @@ lattice a little off would cut them. The classes come as often as mazes hold the
 
 from __future__ import annotations
 
+import functools
 from concurrent.futures import ProcessPoolExecutor
 
 import cv2
@@ -123,12 +124,11 @@ SCENE_CHUNK = 192
 CELL_SHIFT, CELL_SCALE, CELL_TURN = 0.08, 0.05, 2.0
 
 
+@functools.lru_cache(maxsize=2)
 def _printed_deck(folder: str, split: str) -> PrintedDeck:
-    """The printing of ``folder`` made of one split of its scans (evaluation keeps to 'test')."""
-    faces: dict[str, list[np.ndarray]] = {}
-    for scan in _cached_scans(folder, split):
-        faces.setdefault(scan.face, []).append(scan.upright())
-    return PrintedDeck({f: tuple(p) for f, p in faces.items()}, PrintedDeck.load(folder).actions)
+    """The printing of ``folder`` made of one split of its scans (evaluation keeps to 'test'),
+    read once per worker process."""
+    return PrintedDeck.load(folder, split)
 
 
 def _scene_crop(scene, cell, rng: np.random.Generator) -> np.ndarray:
