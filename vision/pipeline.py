@@ -26,7 +26,7 @@ from .grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crop
                    moved_crop, pin_cells, start_places)
 from .observation import Observation, Unsure
 from .read import VARIANTS, read_cells
-from .table import TableError
+from .table import TableError, apply_homography
 
 Cell = tuple[int, int]
 CROP = (64, 96)
@@ -67,6 +67,9 @@ CENTRE_SHIFTS = tuple((d, 0.0) for d in (-0.3, -0.15, 0.0, 0.15, 0.3)) + tuple(
     (0.0, d) for d in (-0.3, -0.15, 0.15, 0.3)) + tuple((dx, dy) for dx in (-0.2, 0.2) for dy in (-0.2, 0.2))
 # A goal found this far (cells) from its place pins the lattice there.
 GOAL_PIN_FROM = 0.2
+# The start card found this far (cells) off its cell lies as much on the next one: the
+# lattice was fitted between the cards (a phase error), and any frame it gives is a guess.
+START_STRADDLES = 0.45
 # With the start not read on the maze's cells (under a hand, or read unsurely) and not every
 # goal, goal cards are looked for GOAL_REACH cells out around the maze, at half-cell steps:
 # they lie apart from the maze (up to eight cells from the start), where the lattice
@@ -130,6 +133,12 @@ def _card_offset(readings) -> tuple[float, float] | None:
     card = max(weight, key=weight.get)
     offset = np.mean([d for r, d in sure if r.card == card], axis=0)
     return float(offset[0]), float(offset[1])
+
+
+def _cells_off(lattice: Lattice, cell: Cell, point_px) -> float:
+    """How far (cells, the larger of along and across) a card found at ``point_px`` lies off ``cell``."""
+    x, y = apply_homography(np.linalg.inv(lattice.image_from_maze), [point_px])[0]
+    return float(max(abs(x - cell[0]), abs(y - cell[1])))
 
 
 def _plausible(observation: Observation, lattice: Lattice, least_sure: float = 0.0) -> bool:
@@ -196,7 +205,12 @@ class Pipeline:
             readings, goals_at, start_hidden_at = self._anchor_readings(frame, lattice)
             lattice = anchor(lattice, readings, start_hidden_at)
             if goals_at:
-                lattice = pin_cells(frame, lattice, {map_cell(lattice.maze_from_fit, c): p for c, p in goals_at.items()})
+                # a goal card lies on a goal place: one read off them is the same card read
+                # from the next cell too (the lattice drifts), and pinning both cells to one
+                # card would bend the lattice a cell off
+                pins = {map_cell(lattice.maze_from_fit, c): p for c, p in goals_at.items()}
+                lattice = pin_cells(frame, lattice, {c: p for c, p in pins.items()
+                                                     if c in GOAL_CELLS or c == START_CELL})
                 lattice = self._pin_goals_left(frame, lattice)
         except (GridError, TableError) as exc:
             return Observation(width=frame.shape[1], height=frame.shape[0],
@@ -318,6 +332,10 @@ class Pipeline:
                 raise GridError(f"the start card was not read on its cell but at {len(start)} of the places the "
                                 "goal cards allow: the maze frame is unknown")
             if len(start) == 1:
+                (cell, _), = start.items()
+                if cell in start_at and _cells_off(lattice, cell, start_at[cell]) >= START_STRADDLES:
+                    raise GridError("the start card was found between two cells of the card lattice: the lattice "
+                                    "does not line up with the cards, and the maze frame is unknown")
                 found, at = found | start, at | start_at
             else:
                 # Not found, it lies unread where it can hide (_start_may_hide); with more than
