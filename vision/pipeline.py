@@ -23,8 +23,8 @@ from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catal
 
 from .classify import Classifier
 from .grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell,
-                   moved_crop, pin_cells, start_places)
-from .observation import Observation, Unsure
+                   maze_readings, moved_crop, pin_cells, start_places)
+from .observation import Observation, SeenCard, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError, apply_homography
 
@@ -135,6 +135,26 @@ def _card_offset(readings) -> tuple[float, float] | None:
     return float(offset[0]), float(offset[1])
 
 
+def _add_goals_found(observation: Observation, lattice: Lattice, readings: Mapping[Cell, object]) -> None:
+    """The goal cards among the anchoring's sure ``readings`` (in the fit's frame, found by
+    crops shifted about the goal places) added to the ``observation`` of the anchored
+    ``lattice`` where their cell, in view and under no hand, read no card.
+
+    A goal card lies only on a goal place, and the lattice, extrapolated eight cells out and
+    pinned to the goals found, can still be a fifth of a card or more off one of them, whose
+    own crop then reads unsurely or as the table beside it. Added after the lattice is
+    judged by its own readings: these say nothing of whether it lines up with the cards."""
+    goals = {c: r for c, r in readings.items() if is_goal(r.face)}
+    confidence = {map_cell(lattice.maze_from_fit, c): r.confidence for c, r in goals.items()}
+    read = {c.cell for c in observation.cards}
+    for cell, (face, rotation) in maze_readings(lattice, goals).items():
+        if (cell in GOAL_CELLS and cell not in read and cell not in lattice.occluded
+                and lattice.share_in_view(cell) >= IN_VIEW):
+            observation.cards.append(SeenCard(cell[0], cell[1], face, rotation, confidence[cell]))
+            observation.uncertain = [u for u in observation.uncertain if (u.x, u.y) != cell]
+    observation.cards.sort(key=lambda c: c.cell)
+
+
 def _cells_off(lattice: Lattice, cell: Cell, point_px) -> float:
     """How far (cells, the larger of along and across) a card found at ``point_px`` lies off ``cell``."""
     x, y = apply_homography(np.linalg.inv(lattice.image_from_maze), [point_px])[0]
@@ -216,14 +236,15 @@ class Pipeline:
             return Observation(width=frame.shape[1], height=frame.shape[0],
                                ms=(time.perf_counter() - started) * 1e3, error=str(exc))
         observation, _ = self._read(frame, lattice)
-        observation.ms = (time.perf_counter() - started) * 1e3
         if not _plausible(observation, lattice, PHOTO_SURE_SHARE):
             # the cells where the grid sees cards read mostly as no maze card, or few surely
             # as any: the lattice cuts across the cards (a wrong pitch or phase), and what it
             # reads is no maze
-            return Observation(width=frame.shape[1], height=frame.shape[0], ms=observation.ms,
+            return Observation(width=frame.shape[1], height=frame.shape[0], ms=(time.perf_counter() - started) * 1e3,
                                error="the card lattice does not line up with the cards: the cells the grid "
                                      "sees cards on do not read as maze cards")
+        _add_goals_found(observation, lattice, readings)
+        observation.ms = (time.perf_counter() - started) * 1e3
         return observation
 
     # ------------------------------------------------------------------ video

@@ -352,6 +352,33 @@ def test_goals_left_unread_are_looked_for_again_once_the_lattice_is_pinned_to_th
     assert all(cell in seen and right(seen[cell], s.cells[cell], pipeline.catalogue) for cell in goals)
 
 
+def test_a_goal_found_by_the_anchoring_stands_where_its_cell_reads_no_card(pipeline):
+    # the lattice pinned to the goals can still lie a fifth of a card or more off one of
+    # them, whose crop then reads unsurely or as the table beside it: the anchoring found
+    # it from shifted crops, and a goal card lies only on a goal place (here its card is
+    # painted over, so its own cell reads no card)
+    from types import SimpleNamespace
+
+    from vision.pipeline import _add_goals_found
+
+    s = scene(41)
+    lattice = truth_lattice(s)  # the fit's frame is the maze's
+    found = {cell: SimpleNamespace(face="goal-back", rotation=0, confidence=0.97) for cell in ((8, 2), (8, 0))}
+    observation, _ = pipeline._read(without(s, [(8, 2)]), lattice)
+    assert (8, 2) not in {c.cell for c in observation.cards}
+    read_before = next(c for c in observation.cards if c.cell == (8, 0))
+    _add_goals_found(observation, lattice, found)
+    seen = {c.cell: c for c in observation.cards}
+    assert (seen[(8, 2)].face, seen[(8, 2)].confidence) == ("goal-back", 0.97)
+    assert (8, 2) not in {(u.x, u.y) for u in observation.uncertain}
+    assert seen[(8, 0)] == read_before  # where the cell's own crop reads a card, that reading stands
+    assert [c.cell for c in observation.cards] == sorted(seen)
+    # under a hand it stays uncertain
+    observation, _ = pipeline._read(without(s, [(8, 2)]), replace(lattice, occluded=frozenset({(8, 2)})))
+    _add_goals_found(observation, replace(lattice, occluded=frozenset({(8, 2)})), found)
+    assert (8, 2) not in {c.cell for c in observation.cards}
+
+
 def test_a_goal_read_from_the_next_cell_too_does_not_pin_the_lattice(pipeline, monkeypatch):
     # a lattice drifting toward the goals can read one goal card from its place and from the
     # cell beyond (as on a bench photo): pinned to both, the lattice was bent a cell off;
