@@ -4,7 +4,8 @@
     python -m models.train.train [--scans DIR] [--seed 0] [--out models]
 
 Steps: render a balanced training set (procedural cards, plus heavily augmented scans when
-``--scans`` names a folder with a manifest), train the small CNN (``net.py``), fit a
+``--scans`` names a folder with a manifest, and a quarter of the crops cut out of whole
+rendered table photos, ``--scene-share``), train the small CNN (``net.py``), fit a
 temperature on a validation set so confidences mean what they say, measure the embedding
 centroids that let the runtime notice inputs unlike anything seen, export ONNX (opset 17)
 and write ``models/tunnel-cards.json``: classes, input size, normalisation, how the model
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--train-size", type=int, default=140_000)
     parser.add_argument("--val-size", type=int, default=8_000)
     parser.add_argument("--test-size", type=int, default=8_000)
-    parser.add_argument("--scene-share", type=float, default=0.0,
+    parser.add_argument("--scene-share", type=float, default=0.25,
                         help="share of the crops cut out of rendered table photos (models.train.data.scene_cells)")
     parser.add_argument("--epochs", type=int, default=28)
     parser.add_argument("--batch", type=int, default=256)
@@ -192,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
                     "centroids": [[round(float(v), 5) for v in c] for c in centroids]},
         "training": {
             "command": "python -m models.train.train" + (" --scans DIR" if scans else "")
-                       + (f" --scene-share {args.scene_share}" if args.scene_share else ""),
+                       + (f" --scene-share {args.scene_share}"
+                          if args.scene_share != parser.get_default("scene_share") else ""),
             "seed": args.seed, "train_size": args.train_size, "val_size": args.val_size, "epochs": args.epochs,
             "batch": args.batch, "scene_share": args.scene_share, "scans": bool(scans),
             "temperature": round(temperature, 4),
