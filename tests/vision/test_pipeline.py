@@ -145,15 +145,21 @@ def test_goals_that_fit_several_ways_are_placed_by_where_the_start_can_hide(pipe
         pipeline._anchor_readings(image, bare)
 
 
+def two_goals_and_the_start_under_a_hand():
+    """A photo with one goal card taken away, and its lattice with the start's cell under a
+    hand the skin test saw: the start is looked for where the two goals left put it."""
+    s = scene(41)
+    image = without(s, [(8, -2)])
+    return image, truth_lattice(s, cells=[c for c in s.cells if c not in (START_CELL, (8, -2))],
+                                occluded=frozenset({START_CELL}))
+
+
 def test_a_start_found_at_two_places_the_goals_allow_leaves_the_frame_unknown(pipeline, monkeypatch):
     # two goals two apart fit two ways; the start, its cell under a hand the skin test saw,
     # is looked for on the places they allow and reads on two of them (one card read from
     # either side by a lattice half a cell off it, as on a bench photo that was then named
     # two cells off): the hand does not say which is the start
-    s = scene(41)
-    image = without(s, [(8, -2)])
-    fit = truth_lattice(s, cells=[c for c in s.cells if c not in (START_CELL, (8, -2))],
-                        occluded=frozenset({START_CELL}))
+    image, fit = two_goals_and_the_start_under_a_hand()
     find_cards = pipeline._find_cards
 
     def reading_the_start_twice(frame, lattice, places, wanted):
@@ -175,10 +181,7 @@ def test_a_start_found_between_two_cells_leaves_the_frame_unknown(pipeline, monk
     # cell off it: the lattice lies between the cards (as on a bench photo whose cells each
     # straddled two cards), and every cell named from it would be a guess; a quarter of a
     # cell off (a lattice drifting) it still sets the frame
-    s = scene(41)
-    image = without(s, [(8, -2)])
-    fit = truth_lattice(s, cells=[c for c in s.cells if c not in (START_CELL, (8, -2))],
-                        occluded=frozenset({START_CELL}))
+    image, fit = two_goals_and_the_start_under_a_hand()
     find_cards = pipeline._find_cards
     off = {}
 
