@@ -190,8 +190,13 @@ class Lattice:
     def centre(self, cell: Cell) -> np.ndarray:
         return apply_homography(self.image_from_maze, [cell])[0]
 
-    def cell_at(self, point_px) -> Cell:
+    def point_at(self, point_px) -> tuple[float, float]:
+        """Where (cell coordinates, unrounded) a frame pixel lies on the lattice."""
         x, y = apply_homography(np.linalg.inv(self.image_from_maze), [point_px])[0]
+        return float(x), float(y)
+
+    def cell_at(self, point_px) -> Cell:
+        x, y = self.point_at(point_px)
         return round(x), round(y)
 
     def share_in_view(self, cell: Cell) -> float:

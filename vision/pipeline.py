@@ -26,7 +26,7 @@ from .grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crop
                    maze_readings, moved_crop, pin_cells, start_places)
 from .observation import Observation, SeenCard, Unsure
 from .read import VARIANTS, read_cells
-from .table import TableError, apply_homography
+from .table import TableError
 
 Cell = tuple[int, int]
 CROP = (64, 96)
@@ -157,8 +157,8 @@ def _add_goals_found(observation: Observation, lattice: Lattice, readings: Mappi
 
 def _cells_off(lattice: Lattice, cell: Cell, point_px) -> float:
     """How far (cells, the larger of along and across) a card found at ``point_px`` lies off ``cell``."""
-    x, y = apply_homography(np.linalg.inv(lattice.image_from_maze), [point_px])[0]
-    return float(max(abs(x - cell[0]), abs(y - cell[1])))
+    x, y = lattice.point_at(point_px)
+    return max(abs(x - cell[0]), abs(y - cell[1]))
 
 
 def _plausible(observation: Observation, lattice: Lattice, least_sure: float = 0.0) -> bool:
