@@ -77,13 +77,10 @@ def _mirror_images(scans: list[Scan]) -> list[Scan]:
     return out
 
 
-_SCANS: dict[tuple[str, str], list[Scan]] = {}
-
-
+@functools.cache
 def _cached_scans(folder: str, split: str) -> list[Scan]:
-    if (folder, split) not in _SCANS:
-        _SCANS[(folder, split)] = load_scans(folder, split)
-    return _SCANS[(folder, split)]
+    """One split of the scans of ``folder``, read once per worker process."""
+    return load_scans(folder, split)
 
 
 def render_dataset(count: int, seed: int, *, size: tuple[int, int] = (64, 96), workers: int = 2,
@@ -124,7 +121,7 @@ SCENE_CHUNK = 192
 CELL_SHIFT, CELL_SCALE, CELL_TURN = 0.08, 0.05, 2.0
 
 
-@functools.lru_cache(maxsize=2)
+@functools.cache
 def _printed_deck(folder: str, split: str) -> PrintedDeck:
     """The printing of ``folder`` made of one split of its scans (evaluation keeps to 'test'),
     read once per worker process."""
