@@ -95,6 +95,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
             continue
         read = {c.cell: c for c in observation.cards}
         board_ok = seen_ok = True
+        unread_in_view = 0
         for cell, truth in scene.cells.items():
             cards += 1
             card = read.get(cell)
@@ -110,6 +111,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
                 abstained += 1
                 board_ok = False
                 seen_ok = seen_ok and cell not in seen
+                unread_in_view += cell in seen
             else:
                 wrong += 1
                 board_ok = seen_ok = False
@@ -121,7 +123,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         framed_off += shift is not None
         if diagnose:
             r, a, w, x = (now - then for now, then in zip((right, abstained, wrong, extra), before))
-            print(f"photo {k}: {len(scene.cells)} cards, {r} right, {a} abstained, {w} wrong, "
+            print(f"photo {k}: {len(scene.cells)} cards, {r} right, {a} abstained ({unread_in_view} in view), {w} wrong, "
                   f"{x} read where none lies, {observation.ms:.0f} ms"
                   + (f", frame off by {shift} cells" if shift else ""), file=sys.stderr)
     count = len(indices)
