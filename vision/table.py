@@ -228,12 +228,15 @@ def _segment_lines(seg: np.ndarray, norm: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def _vp_inliers(vp: np.ndarray, lines: np.ndarray, mid: np.ndarray, tol_deg: float) -> np.ndarray:
-    """Segments whose direction points at the vanishing point within ``tol_deg``."""
+    """Segments whose direction points at the vanishing point within ``tol_deg``: a mask
+    per segment, or (for a stack of vanishing points) one row of masks per point."""
+    vps = np.atleast_2d(vp)
     direction = np.stack([lines[:, 1], -lines[:, 0]], 1)  # along each segment
-    to_vp = vp[:2][None, :] - mid * vp[2]
-    norm = np.linalg.norm(to_vp, axis=1)
-    cos = np.abs((direction * to_vp).sum(1)) / np.maximum(norm, 1e-12)
-    return cos >= math.cos(math.radians(tol_deg))
+    to_vp = vps[:, None, :2] - mid[None] * vps[:, None, 2:]
+    norm = np.linalg.norm(to_vp, axis=2)
+    cos = np.abs((direction[None] * to_vp).sum(2)) / np.maximum(norm, 1e-12)
+    inliers = cos >= math.cos(math.radians(tol_deg))
+    return inliers if vp.ndim == 2 else inliers[0]
 
 
 def vanishing_point(seg: np.ndarray, norm: np.ndarray, rng: np.random.Generator,
@@ -244,7 +247,6 @@ def vanishing_point(seg: np.ndarray, norm: np.ndarray, rng: np.random.Generator,
     n = len(seg)
     if n < 2:
         raise TableError("too few straight card edges to find the table's perspective")
-    best_score, best = -1.0, None
     # the "parallel" hypothesis: the length-weighted mean direction, at infinity
     d = np.stack([lines[:, 1], -lines[:, 0]], 1)
     d = d * np.sign(d[:, :1] + 1e-12)
@@ -258,14 +260,15 @@ def vanishing_point(seg: np.ndarray, norm: np.ndarray, rng: np.random.Generator,
         nv = np.linalg.norm(v)
         if nv > 1e-12:
             candidates.append(v / nv)
-    for v in candidates:
-        if abs(v[2]) > 1e-12 and np.linalg.norm(v[:2] / v[2]) < MIN_VP_DISTANCE:
-            continue
-        inl = _vp_inliers(v, lines, mid, VP_INLIER_DEG)
-        score = length[inl].sum()
-        if score > best_score:
-            best_score, best = score, (v, inl)
-    v, inl = best
+    candidates = np.array(candidates)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        near = (np.abs(candidates[:, 2]) > 1e-12) & (
+            np.linalg.norm(candidates[:, :2] / candidates[:, 2:], axis=1) < MIN_VP_DISTANCE)
+    candidates = candidates[~near]  # the parallel hypothesis (at infinity) is never near
+    # every candidate judged at once: the segment length running toward it
+    inliers = _vp_inliers(candidates, lines, mid, VP_INLIER_DEG)
+    best = int(np.argmax(np.where(inliers, length, 0.0).sum(1)))
+    v, inl = candidates[best], inliers[best]
     for _ in range(2):  # least squares on the inliers, then re-select them
         w = length[inl]
         m = (lines[inl] * w[:, None]).T @ lines[inl]
