@@ -69,6 +69,18 @@ def test_an_empty_batch_and_grey_input(classifier):
     assert reading.card.face is None or reading.uncertain
 
 
+@pytest.mark.parametrize("shape", [(96, 64, 3), (100, 70, 3), (57, 33, 3), (96, 64)])
+def test_a_batch_is_prepared_as_each_crop_alone(classifier, shape):
+    """Crops of one size are resized in one stacked image: no row of one may bleed into
+    the next, whatever the crop size (mixed sizes, and grey crops, too)."""
+    rng = np.random.default_rng(9)
+    crops = [rng.integers(0, 256, shape, dtype=np.uint8) for _ in range(40)]
+    alone = np.concatenate([classifier.preprocess([c]) for c in crops])
+    assert np.array_equal(classifier.preprocess(crops), alone)
+    mixed = crops[:3] + [rng.integers(0, 256, (80, 50, 3), dtype=np.uint8)]
+    assert np.array_equal(classifier.preprocess(mixed), np.concatenate([classifier.preprocess([c]) for c in mixed]))
+
+
 def test_half_turn_of_a_crop_reads_as_the_other_rotation(classifier):
     rng = np.random.default_rng(8)
     crop = render_cell("t-nes", 0, rng, augment=Augment.clean(), style=CardStyle.reference())
