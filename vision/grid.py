@@ -573,7 +573,8 @@ class _Work:
 def _paper_white(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
     """Tunnel floors: the whitest, least coloured pixels of the card art. Wide floors are
     flat, so local contrast alone would call them table. Left out when the table itself is
-    that white (judged on the frame's border, which is mostly table)."""
+    that white (judged on the frame's border, which is mostly table), and so is a white
+    patch not walled by card art (``_walled``): a pale stretch of table under a lamp."""
     lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
     light = lab[..., 0].astype(np.float32)
     chroma = np.hypot(lab[..., 1].astype(np.float32) - 128, lab[..., 2].astype(np.float32) - 128)
@@ -584,7 +585,26 @@ def _paper_white(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
     h, w = white.shape
     b = max(2, int(0.04 * min(h, w)))
     ring = np.concatenate([white[:b].ravel(), white[-b:].ravel(), white[:, :b].ravel(), white[:, -b:].ravel()])
-    return white if ring.mean() < 0.15 else np.zeros_like(busy)
+    return _walled(white & ~busy, busy) if ring.mean() < 0.15 else np.zeros_like(busy)
+
+
+def _walled(patches: np.ndarray, busy: np.ndarray, least: float = 0.5) -> np.ndarray:
+    """The connected patches whose outline (the pixels just round each) lies at least
+    ``least`` on ``busy`` pixels. A tunnel floor is walled by the card's rock, whose
+    texture also bleeds onto the floor's edge: its outline is nearly all busy (over 0.8 on
+    the bench photos), except where the tunnel leaves the card. A pale stretch of table
+    lit by a lamp is bordered by table: near 0."""
+    n, labels = cv2.connectedComponents(patches.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return patches
+    # float32 labels: dilation takes no int32 (and labels stay exact far beyond any count here)
+    grown = cv2.dilate(labels.astype(np.float32), np.ones((3, 3), np.uint8)).astype(np.int32)
+    outline = (grown > 0) & ~patches
+    around = np.bincount(grown[outline], minlength=n)
+    on_busy = np.bincount(grown[outline], weights=busy[outline], minlength=n)
+    keep = on_busy >= least * np.maximum(around, 1)
+    keep[0] = False
+    return keep[labels]
 
 
 def _unlike_table(small: np.ndarray, busy: np.ndarray) -> np.ndarray:

@@ -556,6 +556,37 @@ def test_a_hand_on_a_coloured_cloth_is_not_taken_for_card_colour():
     assert unlike[110:210, 410:470].mean() < 0.05
 
 
+def test_a_pale_stretch_of_table_under_a_lamp_is_not_taken_for_tunnel_floors():
+    """A grey cloth lit brightly toward one corner is as white and colourless there as a
+    tunnel's floor, and as flat: but no card's rock walls it in. Taken for card, it drew a
+    bench photo's lattice onto bare table, away from the maze."""
+    rng = np.random.default_rng(5)
+    h, w = 450, 800
+    yy, xx = np.mgrid[0:h, 0:w]
+    light = 125 + 120 * np.exp(-(((xx - w) / 260.0) ** 2 + ((yy - h) / 200.0) ** 2))
+    image = np.repeat(light[..., None], 3, axis=2)
+    style, card = cardart.CardStyle.sample(rng), (40, 62)
+    for i, face in enumerate(["cross", "straight-ew", "t-nes", "curve-ne", "start", "dead-ns"]):
+        x, y = 200 + (i % 3) * card[0], 120 + (i // 3) * card[1]
+        image[y:y + card[1], x:x + card[0]] = cardart.draw_face(default_catalogue().face(face), 0, style, rng,
+                                                                size=card)
+    image = np.clip(image + rng.normal(0, 2, image.shape), 0, 255).astype(np.uint8)
+    work = grid._Work(image, w)
+    assert work.busy[123:241, 203:317].mean() > 0.95
+    assert work.busy[330:, 620:].mean() < 0.01
+
+
+def test_white_patches_count_as_card_only_where_card_art_walls_them():
+    busy = np.zeros((60, 100), bool)
+    busy[10:40, 10:40] = True
+    busy[20:30, 15:35] = False  # a tunnel's floor, walled by the card's rock
+    patches = np.zeros_like(busy)
+    patches[20:30, 15:35] = True
+    patches[45:58, 60:95] = True  # a pale stretch of bare table
+    kept = grid._walled(patches, busy)
+    assert kept[20:30, 15:35].all() and not kept[45:58, 60:95].any()
+
+
 def test_an_arm_from_the_frames_edge_hides_the_cells_under_it_and_a_brown_stone_does_not():
     """A pale arm whose folds read as busy shows no smooth skin, yet the cells it covers
     are hidden: its skin reaches in from the edge over several cells. A card's brown stone
