@@ -965,9 +965,13 @@ READ_KEEP = 3
 READ_SPOTS = 3  # busy spots tried in turn: a hand over the maze is busy too
 READ_RING = frozenset((x, y) for x in (-1, 0, 1) for y in (-1, 0, 1)) - {(0, 0)}  # round the seed's cell
 # Card aspects (of PITCH_RATIO) tried where the aspect sets a pitch: a camera tilted up to
-# 25 degrees, or a wide lens off its axis, foreshortens a card's long side or its short one
-# by up to a sixth or so.
+# 25 degrees foreshortens a card's long side or its short one by up to a sixth or so.
 FORESHORTENING = (1.0, 0.85, 1.18)
+# A lattice's variants also try the long side foreshortened by a quarter: toward the edge of
+# a wide lens's view the rays meet the table more steeply still (a bench photo tilted 24
+# degrees shows cards from 1.15 to 1.55 long for 1 wide). Reading alone does not: there it
+# found wrong lattices on two drawn bench photos, which their variants had read rightly.
+VARIANT_FORESHORTENING = FORESHORTENING + (0.75,)
 # Card-edge directions further than this from square are each also tried squared to the other.
 SQUARE_WITHIN_DEG = 5.0
 
@@ -1547,7 +1551,7 @@ def _variants(h: np.ndarray, seed_px: np.ndarray) -> list[np.ndarray]:
     ends = apply_homography(h, [q, q + (1, 0), q + (0, 1)])
     lengths = np.linalg.norm(ends[1:] - ends[0], axis=1)  # pixels per old cell, each axis
     out = []
-    for kept, becomes, aspect in itertools.product((0, 1), (0, 1), FORESHORTENING):
+    for kept, becomes, aspect in itertools.product((0, 1), (0, 1), VARIANT_FORESHORTENING):
         # kept: the old axis whose pitch is kept; becomes: the new axis it becomes, across
         # the card (x) or along it (y)
         other = 1 - kept
@@ -1588,12 +1592,12 @@ HARMONICS = _harmonics()
 # on the bench photos, wrong ones 0.14-0.61).
 SURE_LATTICE = 0.75
 VARIANT_CELLS = 12  # cells near the seed read to screen a variant
+VARIANTS_GROWN = 3  # the best screened variants grown
 
 
 def _reads_poorly(rank: tuple[float, float]) -> bool:
     """Whether a lattice ranked (score x card share, score) reads under SURE_LATTICE."""
     return rank[0] < SURE_LATTICE * rank[1]
-VARIANTS_GROWN = 3
 
 
 def _regrown_variants(work: _Work, frame: np.ndarray, h: np.ndarray, reads_cards: CardCheck) -> list:
