@@ -71,11 +71,13 @@ GOAL_PIN_FROM = 0.2
 # lattice was fitted between the cards (a phase error), and any frame it gives is a guess.
 START_STRADDLES = 0.45
 # With the start not read on the maze's cells (under a hand, or read unsurely) and not every
-# goal, goal cards are looked for GOAL_REACH cells out around the maze, at half-cell steps:
-# they lie apart from the maze (up to eight cells from the start), where the lattice
-# extrapolates up to a card off and the occupancy test may not see them.
+# goal, goal cards are looked for GOAL_REACH cells out around the maze, at half-cell steps
+# across and quarter-cell steps along (the classifier reads a card surely within about a
+# fifth of a cell across it and a tenth along): they lie apart from the maze (up to eight
+# cells from the start), where the lattice extrapolates up to a card off and the occupancy
+# test may not see them.
 GOAL_REACH = 9
-HALF_STEPS = ((0.0, 0.0), (0.5, 0.0), (0.0, 0.5), (0.5, 0.5))
+AROUND_STEPS = tuple((dx, dy) for dx in (0.0, 0.5) for dy in (0.0, 0.25, 0.5, 0.75))
 
 
 def load_reading_parts(model: str | None = None, *, deck: str | None = None, calibration: str | None = None,
@@ -371,6 +373,13 @@ class Pipeline:
                         not any(hiding) or any(len(places) > 1 for places in hiding)):
                     raise GridError(f"the start card was not read, and the goal cards read ({len(goals)}) fit "
                                     "the goal places in more than one way: the maze frame is unknown")
+                if not best and any(c in sure and not is_goal(sure[c].face) for c in origins):
+                    # the goals put the start where another card lies surely, and it can hide
+                    # nowhere else they allow: the lattice, extrapolated out to the goals, has
+                    # drifted a cell (printed bench photo 104). (Where it is merely not seen,
+                    # out of the frame or off the lattice's cells, the goals' frame stands.)
+                    raise GridError(f"the start card was not read, and the goal cards read ({len(goals)}) put it "
+                                    "where another card lies: the maze frame is unknown")
                 hidden = [c for places in hiding for c in places]
         try:
             trial = anchor(lattice, sure | found, hidden)
@@ -435,8 +444,8 @@ class Pipeline:
         return found, at
 
     def _goals_around(self, frame: np.ndarray, lattice: Lattice, known: list[Cell]) -> tuple[dict, dict]:
-        """Goal cards on the cells within GOAL_REACH of the maze, read at HALF_STEPS (so each
-        card is read within a quarter of a cell of its middle), besides the ``known`` ones,
+        """Goal cards on the cells within GOAL_REACH of the maze, read at AROUND_STEPS (so each
+        card is read within a quarter of a cell of its middle across, an eighth along), besides the ``known`` ones,
         as ``_find_cards`` answers: each card's reading on the cell nearest to where it
         reads, and where it lies when that is GOAL_PIN_FROM or more off the cell."""
         width, height = lattice.frame_size
@@ -445,9 +454,9 @@ class Pipeline:
                   for y in range(min(ys) - GOAL_REACH, max(ys) + GOAL_REACH + 1)
                   if (x, y) not in lattice.cells and 0 <= (p := lattice.centre((x, y)))[0] < width
                   and 0 <= p[1] < height]
-        spots = [(x + dx, y + dy) for x, y in places for dx, dy in HALF_STEPS]
+        spots = [(x + dx, y + dy) for x, y in places for dx, dy in AROUND_STEPS]
         readings = self.classifier.classify([moved_crop(frame, lattice, c, dx, dy, size=CROP)
-                                             for c in places for dx, dy in HALF_STEPS])
+                                             for c in places for dx, dy in AROUND_STEPS])
         cards: list[list] = [[[k], None] for k in known]  # [spots, best reading] per goal card
         for spot, r in zip(spots, readings):
             if not (_sure(r) and is_goal(r.face)):

@@ -109,6 +109,46 @@ def test_with_the_start_unseen_the_goals_found_around_the_maze_fix_the_frame(pip
     assert np.allclose(anchored.quad((8, 0)), truth_lattice(s).quad((8, 0)), atol=2.0)
 
 
+def test_goal_cards_a_quarter_of_a_cell_off_along_the_lattice_are_found_around_the_maze(pipeline):
+    # the start is gone and the goal cards lie a quarter of a cell south of their places
+    # (the lattice, extrapolated eight cells out, can be that far off there): the
+    # classifier reads a card surely within about a tenth of a cell along it, so looking
+    # at half-cell steps alone missed them
+    s = scene(41)
+    lattice = truth_lattice(s)
+    image = without(s, [START_CELL, *GOAL_CELLS])
+    for x, y in GOAL_CELLS:
+        here, there = lattice.quad((x, y)), lattice.quad((x, y - 0.24))
+        moved = cv2.warpPerspective(s.image, cv2.getPerspectiveTransform(here.astype(np.float32),
+                                                                         there.astype(np.float32)),
+                                    image.shape[1::-1])
+        mask = np.zeros(image.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, np.round(there).astype(np.int32), 1)
+        image[mask > 0] = moved[mask > 0]
+    fit = truth_lattice(s, cells=[c for c in s.cells if c not in GOAL_CELLS and c != START_CELL])
+    found, _ = pipeline._goals_around(image, fit, [])
+    assert sorted(found) == sorted(GOAL_CELLS)
+
+
+def test_goals_that_put_the_start_on_another_card_leave_the_frame_unknown(pipeline, monkeypatch):
+    # the start is gone, and the goals are found a cell nearer the maze than they lie (the
+    # lattice, extrapolated eight cells out to them, drifted a cell): they put the start on
+    # the card west of its place, and the other way round nowhere it could hide. Taking
+    # their frame named a printed bench photo's every card a cell off.
+    s = scene(41)
+    image = without(s, [START_CELL])
+    fit = truth_lattice(s, cells=[c for c in s.cells if c not in GOAL_CELLS and c != START_CELL])
+    found_around = Pipeline._goals_around
+
+    def drifted(self, frame, lattice, known):
+        found, _ = found_around(self, frame, lattice, known)
+        return {(x - 1, y): reading for (x, y), reading in found.items()}, {}
+
+    monkeypatch.setattr(Pipeline, "_goals_around", drifted)
+    with pytest.raises(GridError, match="where another card lies"):
+        pipeline._anchor_readings(image, fit)
+
+
 def test_goals_that_fit_their_places_several_ways_without_the_start_leave_the_frame_unknown(pipeline):
     s = scene(41)
     assert not pipeline.observe(without(s, [START_CELL])).error  # three goals in a column: one frame
