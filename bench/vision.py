@@ -9,10 +9,10 @@
   (wholly in view, under no hand), abstentions, wrong readings, boards fully right (and
   right as far as the photo shows them: a card under a hand can only be reported
   uncertain), photos whose maze was anchored a cell or more off (every card named
-  wrongly), and the time of a cold single photo (model loading included); ``--diagnose`` prints one line
-  per photo (right, abstained and how many of those in view, wrong, read where none lies, ms)
-  to stderr, and ``--photo K``
-  runs only photo K (repeatable) to look into one;
+  wrongly), and the time of a cold single photo (model loading included); ``--diagnose``
+  prints one line per photo (right, abstained and how many of those in view, wrong, read
+  where none lies, ms) to stderr, and ``--photo K`` runs only photo K (repeatable) to look
+  into one;
 * videos: games filmed at 1080p by a fixed camera, hands bringing each card in; every
   frame goes through the pipeline and the tracker: commits that do not match the truth
   (wrong commits, the target is zero: a card read wrongly, a card removed that is not, a
