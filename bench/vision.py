@@ -124,8 +124,8 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         framed_off += shift is not None
         if diagnose:
             r, a, w, x = (now - then for now, then in zip((right, abstained, wrong, extra), before))
-            print(f"photo {k}: {len(scene.cells)} cards, {r} right, {a} abstained ({unread_in_view} in view), {w} wrong, "
-                  f"{x} read where none lies, {observation.ms:.0f} ms"
+            print(f"photo {k}: {len(scene.cells)} cards, {r} right, {a} abstained ({unread_in_view} in view), "
+                  f"{w} wrong, {x} read where none lies, {observation.ms:.0f} ms"
                   + (f", frame off by {shift} cells" if shift else ""), file=sys.stderr)
     count = len(indices)
     return {

@@ -445,9 +445,10 @@ class Pipeline:
 
     def _goals_around(self, frame: np.ndarray, lattice: Lattice, known: list[Cell]) -> tuple[dict, dict]:
         """Goal cards on the cells within GOAL_REACH of the maze, read at AROUND_STEPS (so each
-        card is read within a quarter of a cell of its middle across, an eighth along), besides the ``known`` ones,
-        as ``_find_cards`` answers: each card's reading on the cell nearest to where it
-        reads, and where it lies when that is GOAL_PIN_FROM or more off the cell."""
+        card is read within a quarter of a cell of its middle across and an eighth along),
+        besides the ``known`` ones, as ``_find_cards`` answers: each card's reading on the
+        cell nearest to where it reads, and where it lies when that is GOAL_PIN_FROM or more
+        off the cell."""
         width, height = lattice.frame_size
         xs, ys = [x for x, _ in lattice.cells], [y for _, y in lattice.cells]
         places = [(x, y) for x in range(min(xs) - GOAL_REACH, max(xs) + GOAL_REACH + 1)

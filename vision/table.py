@@ -229,7 +229,7 @@ def _segment_lines(seg: np.ndarray, norm: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def _vp_inliers(vp: np.ndarray, lines: np.ndarray, mid: np.ndarray, tol_deg: float) -> np.ndarray:
     """Segments whose direction points at the vanishing point within ``tol_deg``: a mask
-    per segment, or (for a stack of vanishing points) one row of masks per point."""
+    over the segments, or for a stack of vanishing points (rows) one mask per point."""
     vps = np.atleast_2d(vp)
     direction = np.stack([lines[:, 1], -lines[:, 0]], 1)  # along each segment
     to_vp = vps[:, None, :2] - mid[None] * vps[:, None, 2:]
