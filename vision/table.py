@@ -227,16 +227,14 @@ def _segment_lines(seg: np.ndarray, norm: np.ndarray) -> tuple[np.ndarray, np.nd
     return lines, mid, length
 
 
-def _vp_inliers(vp: np.ndarray, lines: np.ndarray, mid: np.ndarray, tol_deg: float) -> np.ndarray:
-    """Segments whose direction points at the vanishing point within ``tol_deg``: a mask
-    over the segments, or for a stack of vanishing points (rows) one mask per point."""
-    vps = np.atleast_2d(vp)
+def _vp_inliers(vps: np.ndarray, lines: np.ndarray, mid: np.ndarray, tol_deg: float) -> np.ndarray:
+    """For each vanishing point (rows of ``vps``), the mask of the segments whose direction
+    points at it within ``tol_deg``."""
     direction = np.stack([lines[:, 1], -lines[:, 0]], 1)  # along each segment
     to_vp = vps[:, None, :2] - mid[None] * vps[:, None, 2:]
     norm = np.linalg.norm(to_vp, axis=2)
     cos = np.abs((direction[None] * to_vp).sum(2)) / np.maximum(norm, 1e-12)
-    inliers = cos >= math.cos(math.radians(tol_deg))
-    return inliers if vp.ndim == 2 else inliers[0]
+    return cos >= math.cos(math.radians(tol_deg))
 
 
 def vanishing_point(seg: np.ndarray, norm: np.ndarray, rng: np.random.Generator,
@@ -276,7 +274,7 @@ def vanishing_point(seg: np.ndarray, norm: np.ndarray, rng: np.random.Generator,
         if abs(refined[2]) > 1e-12 and np.linalg.norm(refined[:2] / refined[2]) < MIN_VP_DISTANCE:
             break
         v = refined
-        inl = _vp_inliers(v, lines, mid, VP_INLIER_DEG)
+        inl = _vp_inliers(v[None], lines, mid, VP_INLIER_DEG)[0]
     return v / np.linalg.norm(v), inl
 
 
