@@ -195,10 +195,6 @@ class Lattice:
         x, y = apply_homography(np.linalg.inv(self.image_from_maze), [point_px])[0]
         return float(x), float(y)
 
-    def cell_at(self, point_px) -> Cell:
-        x, y = self.point_at(point_px)
-        return round(x), round(y)
-
     def share_in_view(self, cell: Cell) -> float:
         """The share of the cell's area inside the frame (0..1)."""
         quad = self.quad(cell).astype(np.float32)
