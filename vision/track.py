@@ -5,13 +5,14 @@ different reading becomes a candidate; the candidate is committed when it has be
 in every frame for ``hold_s`` seconds and at least ``min_frames`` frames, none of them
 busy. A busy frame (motion over the maze, a hand, an occluded cell) resets every
 candidate, so nothing is ever committed while hands move; something on a cell that is no
-maze card holds back the cells round it while it is new and only its own once it has
-lain still (a loose card over a cell's corner); an uncertain cell keeps its committed
-content. Because a commit needs a full quiet hold, a still board never flip-flops. Cards
-that steady just after the first view belong to it (read late, they were there all
-along), unless the first view saw their cell bare: then they were laid. So does, however
-late, a card on a cell the first view read as uncertain and no view has seen bare since
-(a card too worn or too glared at to read until the light changed).
+maze card holds back the cells round it while it is new and only its own once it has lain
+still (a loose card over a cell's corner), and a hand passing does not make it new again;
+an uncertain cell keeps its committed content. Because a commit needs a full quiet hold,
+a still board never flip-flops. Cards that steady just after the first view belong to it
+(read late, they were there all along), unless the first view saw their cell bare: then
+they were laid. So does, however late, a card on a cell the first view read as uncertain
+and no view has seen bare since (a card too worn or too glared at to read until the light
+changed).
 
 Commits become events carrying the engine's verdict: a card placed (judged against the
 maze as it was), a card removed (a rockfall), a goal reached by a tunnel, a goal turned
@@ -85,7 +86,10 @@ class MazeTracker:
         unsure = {(u.x, u.y) for u in seen.uncertain}
         if busy or any(u.reason == "occluded" for u in seen.uncertain):
             self._candidates.clear()
-            self._alien_since.clear()
+            # what was still new waits again; what had lain still for a hold (a loose card, a
+            # misread card) stays settled while a hand passes, or it would hold back its
+            # neighbours after every move
+            self._alien_since = {c: t for c, t in self._alien_since.items() if now - t >= self.hold_s}
             return []
         # Something that is no maze card on a cell holds back the cells round it while it is
         # new (a hand, fingers over the next cell), and only its own cell once it has lain

@@ -85,6 +85,25 @@ def test_something_that_is_no_maze_card_holds_back_its_neighbours_only_while_it_
     assert [e.kind for e in events] == ["placed"] and events[0].cell == (2, 0)
 
 
+def test_something_that_lay_still_stays_settled_while_a_hand_lays_a_card_beside_it():
+    tracker, t = settled()
+    still = Unsure(2, 1, "not-a-maze-card")  # a card read as no maze card, lying there all along
+    events, t = run(tracker, [(seen(uncertain=[still]), set(), False)] * 8, start=t)
+    assert events == []
+    card = SeenCard(2, 0, "straight-ew", 0, 0.98)
+    frames = [(seen(uncertain=[still]), set(), True)] * 5 + [(seen(card, uncertain=[still]), set(), False)] * 6
+    events, t = run(tracker, frames, start=t)
+    # committed after the card's own hold: the hand did not make the still neighbour new again
+    assert [e.kind for e in events] == ["placed"] and events[0].cell == (2, 0)
+    # something that turned up while the hand moved is new: it holds back the cell beside it
+    fresh = Unsure(3, 1, "not-a-maze-card")
+    card2 = SeenCard(3, 0, "straight-ew", 0, 0.98)
+    frames = [(seen(card, uncertain=[still, fresh]), set(), True)] * 5 + \
+             [(seen(card, card2, uncertain=[still, fresh]), set(), False)] * 6
+    events, _ = run(tracker, frames, start=t)
+    assert events == []
+
+
 def test_a_quiet_change_is_committed_once_with_the_engine_verdict():
     tracker, t = settled()
     card = SeenCard(1, 0, "straight-ew", 0, 0.98)
