@@ -38,9 +38,8 @@ MODEL_NAME = "tunnel-cards"
 
 def to_tensor(images: np.ndarray) -> torch.Tensor:
     x = torch.from_numpy(images[..., ::-1].copy()).permute(0, 3, 1, 2).float().div_(255)
-    mean = torch.tensor(MEAN).view(1, 3, 1, 1)
-    std = torch.tensor(STD).view(1, 3, 1, 1)
-    return (x - mean) / std
+    # in place: the training set as floats is gigabytes, and a copy of it would not fit in memory
+    return x.sub_(torch.tensor(MEAN).view(1, 3, 1, 1)).div_(torch.tensor(STD).view(1, 3, 1, 1))
 
 
 def augment_batch(x: torch.Tensor, y: torch.Tensor, turn: torch.Tensor, gen: torch.Generator):
