@@ -525,8 +525,8 @@ def lattice_score(work: _Work, h: np.ndarray, cells: Sequence[Cell] | None = Non
 class _Work:
     """One frame prepared for the grid: the shrunk copy and its per-pixel cues, computed once.
 
-    ``busy``: card-like local contrast (1.0) or not (0.0); ``lab``: colour for the table
-    model; both on the shrunk frame, which is plenty for judging whole cells."""
+    ``busy``: card-like local contrast (1.0) or not (0.0), on the shrunk frame, which is
+    plenty for judging whole cells."""
 
     def __init__(self, frame: np.ndarray, width: int):
         self.frame = frame
