@@ -1225,9 +1225,10 @@ class _LocalPatch:
     def __init__(self, work: _Work, seed: np.ndarray, d1: np.ndarray, d2: np.ndarray, radius: float):
         n = int(radius / LOCAL_SAMPLE)
         s = (np.arange(-n, n + 1) * LOCAL_SAMPLE).astype(np.float32)
-        u, v = np.meshgrid(s, s)  # rows run along v
-        xs = (seed[0] + u * d1[0] + v * d2[0]).astype(np.float32)
-        ys = (seed[1] + u * d1[1] + v * d2[1]).astype(np.float32)
+        # x = seed + u d1 + v d2 on the grid of (u, v), rows running along v: a row of
+        # seed + u d1 plus a column of v d2, the same sums without building u and v in full
+        xs = ((seed[0] + s * d1[0])[None, :] + (s * d2[0])[:, None]).astype(np.float32)
+        ys = ((seed[1] + s * d1[1])[None, :] + (s * d2[1])[:, None]).astype(np.float32)
         grey = sample(work.grey, xs, ys, cv2.BORDER_REPLICATE)
         busy = sample(work.busy, xs, ys)
         across_u = np.abs(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)) * busy
