@@ -612,7 +612,9 @@ def _unlike_table(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
     lamp gradients, which scale all three channels. On a table of the rock's own colour
     this finds nothing, and changes nothing. Skin's hue is left out."""
     bgr = small.astype(np.float32) + 1.0
-    chroma = bgr[..., :2] / bgr.sum(axis=2, keepdims=True)
+    # sums and norms over the three (two) channels spelled out: numpy's reductions over a
+    # short last axis are several times slower, and these run on every frame judged
+    chroma = bgr[..., :2] / (bgr[..., 0] + bgr[..., 1] + bgr[..., 2])[..., None]
     h, w = busy.shape
     b = max(2, int(0.06 * min(h, w)))
     ring = np.zeros((h, w), bool)
@@ -620,7 +622,8 @@ def _unlike_table(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
     ring &= ~busy
     if ring.sum() < 50:
         return np.zeros_like(busy)
-    distance = np.linalg.norm(chroma - np.median(chroma[ring], axis=0), axis=2)
+    d = chroma - np.median(chroma[ring], axis=0)
+    distance = np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1])
     # a hand is unlike the table too, but it must stay smooth skin for the occlusion test
     return (distance > 1.5 * float(np.percentile(distance[ring], 98)) + 0.01) & ~_skin_hue(small)
 
