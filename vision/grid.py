@@ -611,10 +611,11 @@ def _unlike_table(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
     tells it apart. Chromaticity (each channel's share of the sum) is blind to shadows and
     lamp gradients, which scale all three channels. On a table of the rock's own colour
     this finds nothing, and changes nothing. Skin's hue is left out."""
-    bgr = small.astype(np.float32) + 1.0
-    # sums and norms over the three (two) channels spelled out: numpy's reductions over a
-    # short last axis are several times slower, and these run on every frame judged
-    chroma = bgr[..., :2] / (bgr[..., 0] + bgr[..., 1] + bgr[..., 2])[..., None]
+    # one plane per channel: numpy's sums, norms and medians over a short last axis are
+    # several times slower, and this runs on every frame the grid judges
+    blue, green, red = (c.astype(np.float32) + 1.0 for c in cv2.split(small))
+    total = blue + green + red
+    blue, green = blue / total, green / total
     h, w = busy.shape
     b = max(2, int(0.06 * min(h, w)))
     ring = np.zeros((h, w), bool)
@@ -622,8 +623,8 @@ def _unlike_table(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
     ring &= ~busy
     if ring.sum() < 50:
         return np.zeros_like(busy)
-    d = chroma - np.median(chroma[ring], axis=0)
-    distance = np.sqrt(d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1])
+    d_blue, d_green = blue - np.median(blue[ring]), green - np.median(green[ring])
+    distance = np.sqrt(d_blue * d_blue + d_green * d_green)
     # a hand is unlike the table too, but it must stay smooth skin for the occlusion test
     return (distance > 1.5 * float(np.percentile(distance[ring], 98)) + 0.01) & ~_skin_hue(small)
 
@@ -693,9 +694,8 @@ def _skin_shares(mosaic: _Mosaic) -> np.ndarray:
 
 def _skin_hue(image: np.ndarray) -> np.ndarray:
     """Pixels of skin's hue (YCrCb), of any lightness but the darkest."""
-    ycc = cv2.cvtColor(image, cv2.COLOR_BGR2YCrCb).astype(np.int16)
-    y, cr, cb = ycc[..., 0], ycc[..., 1], ycc[..., 2]
-    return (y > 40) & (cr > 138) & (cr < 172) & (cb > 92) & (cb < 122)
+    # 40 < Y, 138 < Cr < 172, 92 < Cb < 122
+    return cv2.inRange(cv2.cvtColor(image, cv2.COLOR_BGR2YCrCb), (41, 139, 93), (255, 171, 121)) > 0
 
 
 def _is_crosswise(mosaic: _Mosaic, cell: Cell, occupied: set[Cell], bleed: float) -> bool:
