@@ -566,18 +566,36 @@ class _Work:
         return _card_directions(self)
 
 
+# CIE Lab by hand (sRGB, D65), as OpenCV's conversion computes it: OpenCV builds tables
+# for it on its first call, 0.07 s of a cold photo. The sRGB curve per 8-bit value, and
+# the rows of the sRGB-to-XYZ matrix with X and Z divided by the white point's.
+_SRGB = np.arange(256) / 255
+_LINEAR = np.where(_SRGB <= 0.04045, _SRGB / 12.92, ((_SRGB + 0.055) / 1.055) ** 2.4).astype(np.float32)
+_XYZ = (np.array([[0.412453, 0.357580, 0.180423], [0.212671, 0.715160, 0.072169],
+                  [0.019334, 0.119193, 0.950227]]) / [[0.950456], [1.0], [1.088754]]).tolist()
+
+
+def _lab_f(t: np.ndarray) -> np.ndarray:
+    return np.where(t > 0.008856, np.cbrt(t), 7.787 * t + 16 / 116)
+
+
 def _paper_white(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
-    """Tunnel floors: the whitest, least coloured pixels of the card art. Wide floors are
-    flat, so local contrast alone would call them table. Left out when the table itself is
-    that white (judged on the frame's border, which is mostly table), and so is a white
-    patch not walled by card art (``_walled``): a pale stretch of table under a lamp."""
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab)
-    light = lab[..., 0].astype(np.float32)
-    chroma = np.hypot(lab[..., 1].astype(np.float32) - 128, lab[..., 2].astype(np.float32) - 128)
+    """Tunnel floors: the whitest, least coloured pixels of the card art (Lab lightness
+    near the card art's brightest, chroma under 14). Wide floors are flat, so local
+    contrast alone would call them table. Left out when the table itself is that white
+    (judged on the frame's border, which is mostly table), and so is a white patch not
+    walled by card art (``_walled``): a pale stretch of table under a lamp."""
     if busy.sum() < 50:
         return np.zeros_like(busy)
-    floor = float(np.percentile(light[busy], 85))
-    white = (light >= 0.92 * floor) & (chroma < 14)
+    rgb = [cv2.LUT(c, _LINEAR) for c in cv2.split(small)[::-1]]
+    fy = _lab_f(sum(k * c for k, c in zip(_XYZ[1], rgb)))
+    light = 116 * fy - 16
+    bright = light >= 0.92 * float(np.percentile(light[busy], 85))
+    # the chroma only where it matters: a and b from X and Z of the bright pixels
+    rgb = [c[bright] for c in rgb]
+    fx, fz = (_lab_f(sum(k * c for k, c in zip(_XYZ[row], rgb))) for row in (0, 2))
+    white = np.zeros_like(bright)
+    white[bright] = np.hypot(500 * (fx - fy[bright]), 200 * (fy[bright] - fz)) < 14
     h, w = white.shape
     b = max(2, int(0.04 * min(h, w)))
     ring = np.concatenate([white[:b].ravel(), white[-b:].ravel(), white[:, :b].ravel(), white[:, -b:].ravel()])
