@@ -575,7 +575,10 @@ _XYZ = (np.array([[0.412453, 0.357580, 0.180423], [0.212671, 0.715160, 0.072169]
                   [0.019334, 0.119193, 0.950227]]) / [[0.950456], [1.0], [1.088754]]).tolist()
 
 
-def _lab_f(t: np.ndarray) -> np.ndarray:
+def _lab_f(rgb: list[np.ndarray], row: int) -> np.ndarray:
+    """Lab's f of X, Y or Z (``row`` 0, 1, 2) of linear sRGB planes: L = 116 f(Y) - 16,
+    a = 500 (f(X) - f(Y)), b = 200 (f(Y) - f(Z))."""
+    t = sum(k * c for k, c in zip(_XYZ[row], rgb))
     return np.where(t > 0.008856, np.cbrt(t), 7.787 * t + 16 / 116)
 
 
@@ -588,12 +591,12 @@ def _paper_white(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
     if busy.sum() < 50:
         return np.zeros_like(busy)
     rgb = [cv2.LUT(c, _LINEAR) for c in cv2.split(small)[::-1]]
-    fy = _lab_f(sum(k * c for k, c in zip(_XYZ[1], rgb)))
+    fy = _lab_f(rgb, 1)
     light = 116 * fy - 16
     bright = light >= 0.92 * float(np.percentile(light[busy], 85))
     # the chroma only where it matters: a and b from X and Z of the bright pixels
     rgb = [c[bright] for c in rgb]
-    fx, fz = (_lab_f(sum(k * c for k, c in zip(_XYZ[row], rgb))) for row in (0, 2))
+    fx, fz = _lab_f(rgb, 0), _lab_f(rgb, 2)
     white = np.zeros_like(bright)
     white[bright] = np.hypot(500 * (fx - fy[bright]), 200 * (fy[bright] - fz)) < 14
     h, w = white.shape

@@ -589,6 +589,18 @@ def test_white_patches_count_as_card_only_where_card_art_walls_them():
     assert kept[20:30, 15:35].all() and not kept[45:58, 60:95].any()
 
 
+def test_tunnel_floors_lab_by_hand_matches_opencvs_lab_to_its_rounding():
+    # every colour of a 32-level cube, against OpenCV's 8-bit Lab (L scaled to 255, a and b offset by 128)
+    levels = np.linspace(0, 255, 32).astype(np.uint8)
+    image = np.stack(np.meshgrid(levels, levels, levels), axis=-1).reshape(32, -1, 3)
+    rgb = [cv2.LUT(c, grid._LINEAR) for c in cv2.split(image)[::-1]]
+    fx, fy, fz = (grid._lab_f(rgb, row) for row in (0, 1, 2))
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float32)
+    assert np.abs((116 * fy - 16) * 2.55 - lab[..., 0]).max() < 1.5
+    assert np.abs(500 * (fx - fy) - (lab[..., 1] - 128)).max() < 2.5
+    assert np.abs(200 * (fy - fz) - (lab[..., 2] - 128)).max() < 2.5
+
+
 def test_an_arm_from_the_frames_edge_hides_the_cells_under_it_and_a_brown_stone_does_not():
     """A pale arm whose folds read as busy shows no smooth skin, yet the cells it covers
     are hidden: its skin reaches in from the edge over several cells. A card's brown stone
