@@ -368,6 +368,19 @@ def test_a_plain_photo_is_read_from_scratch(pipeline):
     assert read_right >= 0.9 * cards
 
 
+def test_a_wrong_lattice_that_reads_most_of_its_cells_as_cards_still_has_its_variants_tried(pipeline):
+    # a regression guard: on this plain photo with sensor noise the best lattice grown from
+    # the edges is two thirds of a card across and a card's width along, and the classifier
+    # surely reads 0.77 of its cells as maze cards; its variants find the true lattice
+    s = scene(11)
+    frame = np.clip(s.image + np.random.default_rng(0).normal(0, 3, s.image.shape), 0, 255).astype(np.uint8)
+    observation = pipeline.observe(frame)
+    assert observation.error is None
+    seen = {c.cell: c for c in observation.cards}
+    assert set(seen) == set(s.cells)
+    assert all(right(card, s.cells[cell], pipeline.catalogue) for cell, card in seen.items())
+
+
 def test_a_photo_whose_edges_mislead_every_hypothesis_is_read_by_a_centred_reading_lattice(pipeline):
     # a regression guard: on this 1080p bench photo (bench/vision.py's seed + 90) every
     # lattice grown from the edges cuts the cards, and so do those found by reading, whose
