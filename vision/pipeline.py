@@ -455,9 +455,9 @@ class Pipeline:
                   for y in range(min(ys) - GOAL_REACH, max(ys) + GOAL_REACH + 1)
                   if (x, y) not in lattice.cells and 0 <= (p := lattice.centre((x, y)))[0] < width
                   and 0 <= p[1] < height]
-        spots = [(x + dx, y + dy) for x, y in places for dx, dy in AROUND_STEPS]
-        readings = self.classifier.classify([moved_crop(frame, lattice, c, dx, dy, size=CROP)
-                                             for c in places for dx, dy in AROUND_STEPS])
+        shifts = [((x, y), dx, dy) for x, y in places for dx, dy in AROUND_STEPS]
+        spots = [(x + dx, y + dy) for (x, y), dx, dy in shifts]
+        readings = self.classifier.classify([moved_crop(frame, lattice, c, dx, dy, size=CROP) for c, dx, dy in shifts])
         cards: list[list] = [[[k], None] for k in known]  # [spots, best reading] per goal card
         for spot, r in zip(spots, readings):
             if not (_sure(r) and is_goal(r.face)):
