@@ -538,7 +538,8 @@ class _Work:
         busy |= _paper_white(self.small, busy)
         # the cards' soft rock on a strongly textured table: unlike the table's colour, and
         # not smooth either (glare and lamp hot spots are unlike the table too)
-        busy |= _unlike_table(self.small, busy) & (texture > 0.4 * limit)
+        self.tint = _Tint.of(self.small, busy)
+        busy |= _unlike_table(self.small, busy, self.tint) & (texture > 0.4 * limit)
         self.busy = busy.astype(np.float32)
         self.grey = small_gray.astype(np.float32)
         self.small_from_frame = frame_to_small(self.f)
@@ -624,30 +625,60 @@ def _walled(patches: np.ndarray, busy: np.ndarray, least: float = 0.5) -> np.nda
     return keep[labels]
 
 
-def _unlike_table(small: np.ndarray, busy: np.ndarray) -> np.ndarray:
-    """Pixels whose chromaticity lies well outside the table's (judged on the frame's
-    border, which is mostly table): the cards' blue-grey rock on a coloured cloth. Where
-    the table is itself strongly textured (grain, stripes of shadow), local contrast is
-    measured against it and the cards' soft watercolour rock falls below; its colour still
-    tells it apart. Chromaticity (each channel's share of the sum) is blind to shadows and
-    lamp gradients, which scale all three channels. On a table of the rock's own colour
-    this finds nothing, and changes nothing. Skin's hue is left out."""
+def _chromaticity(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each pixel's blue and green shares of its channels' sum (``image``: BGR, rows x
+    columns, or pixels x 1): blind to shadows and lamp gradients, which scale all three
+    channels."""
     # one plane per channel: numpy's sums, norms and medians over a short last axis are
     # several times slower, and this runs on every frame the grid judges
-    blue, green, red = (c.astype(np.float32) + 1.0 for c in cv2.split(small))
+    blue, green, red = (c.astype(np.float32) + 1.0 for c in cv2.split(image))
     total = blue + green + red
-    blue, green = blue / total, green / total
-    h, w = busy.shape
-    b = max(2, int(0.06 * min(h, w)))
-    ring = np.zeros((h, w), bool)
-    ring[:b], ring[-b:], ring[:, :b], ring[:, -b:] = True, True, True, True
-    ring &= ~busy
-    if ring.sum() < 50:
+    return blue / total, green / total
+
+
+@dataclass(frozen=True)
+class _Tint:
+    """The table's chromaticity, judged on the frame's border (mostly table), and how far
+    the table's own pixels stray from it there."""
+
+    blue: float
+    green: float
+    spread: float  # the border's 98th percentile distance
+
+    @staticmethod
+    def of(small: np.ndarray, busy: np.ndarray) -> _Tint | None:
+        """The tint of the table round ``small``'s border where it is not ``busy``; None
+        with too little of it to judge."""
+        h, w = busy.shape
+        b = max(2, int(0.06 * min(h, w)))
+        ring = np.zeros((h, w), bool)
+        ring[:b], ring[-b:], ring[:, :b], ring[:, -b:] = True, True, True, True
+        ring &= ~busy
+        if ring.sum() < 50:
+            return None
+        blue, green = _chromaticity(small[ring][:, None])
+        tint = _Tint(float(np.median(blue)), float(np.median(green)), 0.0)
+        return replace(tint, spread=float(np.percentile(tint._distance(blue, green), 98)))
+
+    def _distance(self, blue: np.ndarray, green: np.ndarray) -> np.ndarray:
+        d_blue, d_green = blue - self.blue, green - self.green
+        return np.sqrt(d_blue * d_blue + d_green * d_green)
+
+    def unlike(self, image: np.ndarray) -> np.ndarray:
+        """Pixels of ``image`` whose chromaticity lies well outside the table's."""
+        return self._distance(*_chromaticity(image)) > 1.5 * self.spread + 0.01
+
+
+def _unlike_table(small: np.ndarray, busy: np.ndarray, tint: _Tint | None) -> np.ndarray:
+    """Pixels whose chromaticity lies well outside the table's (``tint``): the cards'
+    blue-grey rock on a coloured cloth. Where the table is itself strongly textured
+    (grain, stripes of shadow), local contrast is measured against it and the cards' soft
+    watercolour rock falls below; its colour still tells it apart. On a table of the
+    rock's own colour this finds nothing, and changes nothing. Skin's hue is left out."""
+    if tint is None:
         return np.zeros_like(busy)
-    d_blue, d_green = blue - np.median(blue[ring]), green - np.median(green[ring])
-    distance = np.sqrt(d_blue * d_blue + d_green * d_green)
     # a hand is unlike the table too, but it must stay smooth skin for the occlusion test
-    return (distance > 1.5 * float(np.percentile(distance[ring], 98)) + 0.01) & ~_skin_hue(small)
+    return tint.unlike(small) & ~_skin_hue(small)
 
 
 @dataclass(frozen=True, eq=False)
@@ -659,11 +690,17 @@ class _Mosaic:
     image: np.ndarray | None  # (rows * ch, cols * cw, 3) BGR, when colour was asked for
     x0: int
     y1: int
+    tint: _Tint | None = None  # the table's
 
     @cached_property
     def skin(self) -> np.ndarray:
-        """(rows * ch, cols * cw) pixels of skin's hue in ``image`` (smooth skin and arms)."""
-        return _skin_hue(self.image)
+        """(rows * ch, cols * cw) pixels of skin's hue in ``image`` (smooth skin and arms),
+        but for those of the table's own tint: a wood or red table can share skin's hue,
+        rarely its tint (each channel's share of the sum, which lightness does not change)."""
+        skin = _skin_hue(self.image)
+        if self.tint is not None:
+            skin[skin] = self.tint.unlike(self.image[skin][:, None])[:, 0]
+        return skin
 
     def index(self, cell: Cell) -> tuple[int, int]:
         return self.y1 - cell[1], cell[0] - self.x0
@@ -691,7 +728,7 @@ def _mosaic(work: _Work, frame_from_maze: np.ndarray, x0: int, x1: int, y0: int,
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
     busy = cv2.warpPerspective(work.busy, m, size, flags=flags, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
     image = cv2.warpPerspective(work.small, m, size, flags=flags, borderMode=cv2.BORDER_REPLICATE) if colour else None
-    return _Mosaic(busy.reshape(rows, ch, cols, cw), image, x0, y1)
+    return _Mosaic(busy.reshape(rows, ch, cols, cw), image, x0, y1, work.tint)
 
 
 def _cell_shares(mosaic: _Mosaic) -> np.ndarray:
