@@ -1743,13 +1743,22 @@ def judge(work: _Work, h: np.ndarray, support: float, error_px: float,
         if BARE_SHARE <= v < CARD_SHARE and c not in maze and c not in hand and not any(
                 n in maze for n in _neighbours(c)) and laid_square(c):
             maze.add(c)
-    occluded = {c for c in hand if c in maze or any(n in maze for n in _neighbours(c))}
+    occluded = _hidden_by_hand(hand, maze)
     candidates = (maze | {n for c in maze for n in _neighbours(c)}) - _grown(occluded)
     crosswise = {c for c in candidates if seen.mosaic.inside(c) and _is_crosswise(
         seen.mosaic, c, maze - {c}, _bleed(work, h, c))}
     cells = maze - crosswise - occluded
     return Lattice(h / h[2, 2], (work.frame.shape[1], work.frame.shape[0]), frozenset(cells), seen.busy,
                    frozenset(crosswise), frozenset(occluded), support, error_px)
+
+
+def _hidden_by_hand(hand: set[Cell], maze: set[Cell]) -> set[Cell]:
+    """The cells under a hand that may hide maze cards: on the maze or beside it, and
+    beside those. The cards a hand covers are not counted as maze, so a hand reaching over
+    the maze's edge can hide one two cells from the maze left in view (the start, under a
+    printed bench photo's fingers)."""
+    near = hand & _grown(maze)
+    return near | (hand & _grown(near))
 
 
 def _corners_covered(mosaic: _Mosaic, cell: Cell, least: float = 0.4) -> bool:

@@ -651,6 +651,14 @@ def test_a_hand_on_a_table_of_skins_hue_is_told_from_it_by_tint():
     assert hand(grid._Tint.of(image, np.zeros(image.shape[:2], bool))) == {(3, -1), (3, -2), (3, -3)}
 
 
+def test_cells_under_a_hand_reaching_over_the_maze_are_hidden_two_cells_out():
+    # the maze left in view, and a hand reaching in from the west over cards it hides (the
+    # grid cannot count them as maze); a hand far from the maze hides no maze card
+    maze = {(0, 0), (1, 0), (1, 1)}
+    arm = {(-1, 0), (-2, 0), (-3, 0), (-4, 0), (-1, 1), (-2, 1)}
+    assert grid._hidden_by_hand(arm | {(6, 6)}, maze) == {(-1, 0), (-2, 0), (-1, 1)}
+
+
 def test_the_card_directions_come_from_edges_on_the_cards():
     """In this photo the table's own lines outvote the card edges (17 degrees off, when
     every line segment near the maze counts); only those on or at the edge of card
