@@ -397,7 +397,8 @@ class Pipeline:
 
         The start is a crossroads: a card read surely next to it is open toward it, and
         the maze grows from it, so a card beside it that opens toward it is expected.
-        Likely: under a hand, or read as the start however unsurely once goal cards are
+        Likely: under a hand (whatever the cards beside it read as: the hand reaches onto
+        their near edges), or read as the start however unsurely once goal cards are
         ruled out (a start read unsurely is often taken for the gold, also a crossroads
         with something in the middle). Maybe: read as no maze card or unsurely, with a
         card beside it opening toward it (a hand the skin test missed). Not: a cell read
@@ -411,10 +412,10 @@ class Pipeline:
             if neighbour is not None and not is_goal(neighbour.face):
                 opens.append(bool(self.catalogue.face(neighbour.face).shape(neighbour.rotation).open & OPPOSITE[bit]))
         bare = reading is None or (not reading.uncertain and reading.face is None)
-        if not all(opens) or (bare and cell not in lattice.occluded) or (cell in sure and not is_goal(sure[cell].face)):
-            return 0
         if cell in lattice.occluded:
-            return 2
+            return 2  # a tunnel's end under a finger reads as closed
+        if not all(opens) or bare or (cell in sure and not is_goal(sure[cell].face)):
+            return 0
         classes = self.classifier.classes
         likeliest = int(np.where([is_goal(c.face) for c in classes], 0.0, reading.probabilities).argmax())
         if classes[likeliest].face == "start":
