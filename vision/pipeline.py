@@ -60,6 +60,9 @@ assert len(RECROPS) == VARIANTS
 # Shifts (cells) of the crops that look for a goal card on its place: up to a card and a
 # quarter along x, where a lattice fitted on a small maze extrapolates worst (8 cells out).
 GOAL_SEARCH = tuple((dx, dy) for dx in np.arange(-1.25, 1.26, 0.25) for dy in (-0.2, 0.0, 0.2))
+# The same within a cell's half-width, for a goal looked for beside another (two cells along):
+# the place is a guess, and a card a whole cell across is another place's.
+BESIDE_SEARCH = tuple((dx, dy) for dx, dy in GOAL_SEARCH if abs(dx) < 0.5)
 # Shifts (cells) of the crops that find where each card lies (_locates_cards): a cross
 # along and across, and the four diagonals; the classifier reads a card surely within about
 # a fifth of a cell of its middle, so a card off both ways by that much is read only there.
@@ -334,7 +337,18 @@ class Pipeline:
         starts = [c for c, r in sure.items() if r.face == "start"]
         found, at, hidden = {}, {}, []
         if not starts and sum(is_goal(r.face) for r in sure.values()) < len(GOAL_CELLS):
-            found, at = self._goals_around(frame, lattice, [c for c, r in sure.items() if is_goal(r.face)])
+            known = [c for c, r in sure.items() if is_goal(r.face)]
+            found, at = self._goals_around(frame, lattice, known)
+            # The goals lie in one column (along the lattice's y, either way round), two
+            # cells apart: beside a goal found, the others are looked for as closely as on
+            # the goal places. Around the maze the search steps half a cell across, where a
+            # far card, foreshortened and off a drifting lattice, may read surely only in
+            # between (printed bench photo 151: one of three goal backs in plain view read).
+            goals = set(known) | set(found)
+            if 0 < len(goals) < len(GOAL_CELLS):
+                column = {(x, y + d) for x, y in goals for d in (-4, -2, 2, 4)} - goals - set(sure)
+                more, more_at = self._find_cards(frame, lattice, sorted(column), is_goal, BESIDE_SEARCH)
+                found, at = found | more, at | more_at
         if len(starts) == 1:
             sx, sy = starts[0]
             places = [(sx + turn * gx, sy + turn * gy) for turn in (1, -1) for gx, gy in GOAL_CELLS]
@@ -422,20 +436,21 @@ class Pipeline:
             return 2
         return 1 if any(opens) else 0
 
-    def _find_cards(self, frame: np.ndarray, lattice: Lattice, places: list[Cell], wanted) -> tuple[dict, dict]:
+    def _find_cards(self, frame: np.ndarray, lattice: Lattice, places: list[Cell], wanted,
+                    shifts=GOAL_SEARCH) -> tuple[dict, dict]:
         """Goal cards (or the start: ``wanted`` says which faces) on these cells, each read
-        from crops shifted along and across (the lattice drifts far from where it was
-        fitted): its surest wanted reading counts. Also where each card found GOAL_PIN_FROM
-        or more off its place lies (pixels): the middle of the shifts that surely read it (a
-        card reads alike over a fifth of a cell or so; the surest of equally sure readings
-        would be the first shift tried)."""
+        from crops shifted along and across by ``shifts`` (the lattice drifts far from
+        where it was fitted): its surest wanted reading counts. Also where each card found
+        GOAL_PIN_FROM or more off its place lies (pixels): the middle of the shifts that
+        surely read it (a card reads alike over a fifth of a cell or so; the surest of
+        equally sure readings would be the first shift tried)."""
         width, height = lattice.frame_size
         places = [c for c in places if 0 <= (p := lattice.centre(c))[0] < width and 0 <= p[1] < height]
-        crops = [moved_crop(frame, lattice, c, dx, dy, size=CROP) for c in places for dx, dy in GOAL_SEARCH]
+        crops = [moved_crop(frame, lattice, c, dx, dy, size=CROP) for c in places for dx, dy in shifts]
         readings = iter(self.classifier.classify(crops))
         found, at = {}, {}
         for (x, y) in places:
-            goals = [(r, d) for r, d in zip((next(readings) for _ in GOAL_SEARCH), GOAL_SEARCH)
+            goals = [(r, d) for r, d in zip((next(readings) for _ in shifts), shifts)
                      if _sure(r) and wanted(r.face)]
             if goals:
                 found[(x, y)] = best = max(goals, key=lambda g: g[0].confidence)[0]

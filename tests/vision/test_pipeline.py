@@ -149,6 +149,25 @@ def test_goals_that_put_the_start_on_another_card_leave_the_frame_unknown(pipeli
         pipeline._anchor_readings(image, fit)
 
 
+def test_goals_missed_around_the_maze_are_looked_for_beside_one_found(pipeline, monkeypatch):
+    # the start is gone and the search around the maze found one goal card of three (far
+    # out, a card may read surely only between its half-cell steps across, as on a printed
+    # bench photo): the others are looked for along its column, and the three fix the frame
+    s = scene(41)
+    image = without(s, [START_CELL])
+    fit = truth_lattice(s, cells=[c for c in s.cells if c not in GOAL_CELLS and c != START_CELL])
+    found_around = Pipeline._goals_around
+
+    def one_found(self, frame, lattice, known):
+        found, _ = found_around(self, frame, lattice, known)
+        return {c: reading for c, reading in found.items() if c == (8, -2)}, {}
+
+    monkeypatch.setattr(Pipeline, "_goals_around", one_found)
+    readings, _, _ = pipeline._anchor_readings(image, fit)
+    assert {c for c, r in readings.items() if is_goal(r.face)} >= set(GOAL_CELLS)
+    assert np.allclose(anchor(fit, readings).quad(START_CELL), truth_lattice(s).quad(START_CELL))
+
+
 def test_goals_that_fit_their_places_several_ways_without_the_start_leave_the_frame_unknown(pipeline):
     s = scene(41)
     assert not pipeline.observe(without(s, [START_CELL])).error  # three goals in a column: one frame
@@ -202,8 +221,8 @@ def test_a_start_found_at_two_places_the_goals_allow_leaves_the_frame_unknown(pi
     image, fit = two_goals_and_the_start_under_a_hand()
     find_cards = pipeline._find_cards
 
-    def reading_the_start_twice(frame, lattice, places, wanted):
-        found, at = find_cards(frame, lattice, places, wanted)
+    def reading_the_start_twice(frame, lattice, places, wanted, *shifts):
+        found, at = find_cards(frame, lattice, places, wanted, *shifts)
         if START_CELL in found:
             found[(0, 2)] = found[START_CELL]
         return found, at
@@ -225,8 +244,8 @@ def test_a_start_found_between_two_cells_leaves_the_frame_unknown(pipeline, monk
     find_cards = pipeline._find_cards
     off = {}
 
-    def finding_the_start_off_its_cell(frame, lattice, places, wanted):
-        found, at = find_cards(frame, lattice, places, wanted)
+    def finding_the_start_off_its_cell(frame, lattice, places, wanted, *shifts):
+        found, at = find_cards(frame, lattice, places, wanted, *shifts)
         if START_CELL in found:
             at[START_CELL] = lattice.centre((off["x"], 0.0))
         return found, at
