@@ -130,21 +130,27 @@ def test_goal_cards_a_quarter_of_a_cell_off_along_the_lattice_are_found_around_t
     assert sorted(found) == sorted(GOAL_CELLS)
 
 
+def without_the_start(monkeypatch, seen):
+    """Scene 41 with the start card taken away, its lattice holding neither the start's cell
+    nor the goals', and the search for goals around the maze answering ``seen`` (a change
+    of what it found, cell -> reading)."""
+    s = scene(41)
+    found_around = Pipeline._goals_around
+
+    def searched(self, frame, lattice, known):
+        return seen(found_around(self, frame, lattice, known)[0]), {}
+
+    monkeypatch.setattr(Pipeline, "_goals_around", searched)
+    fit = truth_lattice(s, cells=[c for c in s.cells if c not in GOAL_CELLS and c != START_CELL])
+    return s, without(s, [START_CELL]), fit
+
+
 def test_goals_that_put_the_start_on_another_card_leave_the_frame_unknown(pipeline, monkeypatch):
     # the start is gone, and the goals are found a cell nearer the maze than they lie (the
     # lattice, extrapolated eight cells out to them, drifted a cell): they put the start on
     # the card west of its place, and the other way round nowhere it could hide. Taking
     # their frame named a printed bench photo's every card a cell off.
-    s = scene(41)
-    image = without(s, [START_CELL])
-    fit = truth_lattice(s, cells=[c for c in s.cells if c not in GOAL_CELLS and c != START_CELL])
-    found_around = Pipeline._goals_around
-
-    def drifted(self, frame, lattice, known):
-        found, _ = found_around(self, frame, lattice, known)
-        return {(x - 1, y): reading for (x, y), reading in found.items()}, {}
-
-    monkeypatch.setattr(Pipeline, "_goals_around", drifted)
+    _, image, fit = without_the_start(monkeypatch, lambda found: {(x - 1, y): r for (x, y), r in found.items()})
     with pytest.raises(GridError, match="where another card lies"):
         pipeline._anchor_readings(image, fit)
 
@@ -153,16 +159,7 @@ def test_goals_missed_around_the_maze_are_looked_for_beside_one_found(pipeline, 
     # the start is gone and the search around the maze found one goal card of three (far
     # out, a card may read surely only between its half-cell steps across, as on a printed
     # bench photo): the others are looked for along its column, and the three fix the frame
-    s = scene(41)
-    image = without(s, [START_CELL])
-    fit = truth_lattice(s, cells=[c for c in s.cells if c not in GOAL_CELLS and c != START_CELL])
-    found_around = Pipeline._goals_around
-
-    def one_found(self, frame, lattice, known):
-        found, _ = found_around(self, frame, lattice, known)
-        return {c: reading for c, reading in found.items() if c == (8, -2)}, {}
-
-    monkeypatch.setattr(Pipeline, "_goals_around", one_found)
+    s, image, fit = without_the_start(monkeypatch, lambda found: {c: r for c, r in found.items() if c == (8, -2)})
     readings, _, _ = pipeline._anchor_readings(image, fit)
     assert {c for c, r in readings.items() if is_goal(r.face)} >= set(GOAL_CELLS)
     assert np.allclose(anchor(fit, readings).quad(START_CELL), truth_lattice(s).quad(START_CELL))
