@@ -287,6 +287,7 @@ def test_the_start_can_hide_under_a_hand_or_behind_an_unsure_reading_of_it(pipel
     assert hides(SimpleNamespace(uncertain=False, face=None), (2, 0), east) == 0  # surely bare table
     # the start is a crossroads: a card read beside it closed toward it rules it out
     assert hides(reading(other=0.9, start=0.1), (2, 0), east | {(2, 1): card("straight-ew")}) == 0
+    assert hides(reading(other=0.9, start=0.1), (2, 0), east | {(9, 9): card("dead-e")}) == 1  # not beside it
     # but not under a hand, which reaches onto the near edges of the cards beside it: a
     # tunnel's end under a finger reads as closed (a crossroads beside the start under an
     # arm read as a T on a printed bench photo, and ruled out the start's true place)
