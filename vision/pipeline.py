@@ -63,6 +63,11 @@ GOAL_SEARCH = tuple((dx, dy) for dx in np.arange(-1.25, 1.26, 0.25) for dy in (-
 # The same within a cell's half-width, for a goal looked for beside another (two cells along):
 # the place is a guess, and a card a whole cell across is another place's.
 BESIDE_SEARCH = tuple((dx, dy) for dx, dy in GOAL_SEARCH if abs(dx) < 0.5)
+# Further across, for goal places where GOAL_SEARCH found none: a lattice fitted on a few
+# cards (the rest under an arm) can be a whole cell off across eight cells out (drawn
+# bench photo 183: its goals lay 0.5, 0.9 and 1.2 cells off). A goal place's neighbours
+# across are two cells away: a card found 0.6 off is still this place's.
+GOAL_SEARCH_ACROSS = tuple((dx, dy) for dx in np.arange(-1.25, 1.26, 0.25) for dy in (-0.6, -0.4, 0.4, 0.6))
 # Shifts (cells) of the crops that find where each card lies (_locates_cards): a cross
 # along and across, and the four diagonals; the classifier reads a card surely within about
 # a fifth of a cell of its middle, so a card off both ways by that much is read only there.
@@ -356,6 +361,8 @@ class Pipeline:
             # which way round the maze lies: the goal places either way are looked at
             if not any(c in sure and is_goal(sure[c].face) for c in places):
                 found, at = self._find_cards(frame, lattice, places, is_goal)
+                if not found:
+                    found, at = self._find_cards(frame, lattice, places, is_goal, GOAL_SEARCH_ACROSS)
         goals = [c for c, r in (sure | found).items() if is_goal(r.face)]
         if not starts and goals:
             # goals alone may sit on the goal places in several ways (two goals two apart, or
@@ -401,7 +408,7 @@ class Pipeline:
             return sure, {}, hidden
         fit_from_maze = np.linalg.inv(trial.maze_from_fit)
         places = {map_cell(fit_from_maze, g) for g in GOAL_CELLS} - lattice.cells - set(found)
-        more, more_at = self._find_cards(frame, lattice, sorted(places), is_goal)
+        more, more_at = self._find_goals(frame, lattice, sorted(places))
         return sure | found | more, at | more_at, hidden
 
     def _start_may_hide(self, lattice: Lattice, reading, cell: Cell, sure: Mapping[Cell, object]) -> int:
@@ -459,6 +466,14 @@ class Pipeline:
                     at[(x, y)] = lattice.centre((x + dx, y + dy))
         return found, at
 
+    def _find_goals(self, frame: np.ndarray, lattice: Lattice, places: list[Cell]) -> tuple[dict, dict]:
+        """Goal cards on these cells, as ``_find_cards`` answers: by GOAL_SEARCH, and on the
+        places where that finds none, further across (GOAL_SEARCH_ACROSS)."""
+        found, at = self._find_cards(frame, lattice, places, is_goal)
+        more, more_at = self._find_cards(frame, lattice, [c for c in places if c not in found], is_goal,
+                                         GOAL_SEARCH_ACROSS)
+        return found | more, at | more_at
+
     def _goals_around(self, frame: np.ndarray, lattice: Lattice, known: list[Cell]) -> tuple[dict, dict]:
         """Goal cards on the cells within GOAL_REACH of the maze, read at AROUND_STEPS (so each
         card is read within a quarter of a cell of its middle across and an eighth along),
@@ -500,7 +515,7 @@ class Pipeline:
         off across (GOAL_SEARCH looks a fifth of a cell either way); now the goals found
         say where the others lie."""
         places = [g for g in GOAL_CELLS if g not in lattice.cells]
-        found, at = self._find_cards(frame, lattice, places, is_goal)
+        found, at = self._find_goals(frame, lattice, places)
         lattice = replace(lattice, cells=lattice.cells | frozenset(found))
         return pin_cells(frame, lattice, at)
 

@@ -563,3 +563,32 @@ def test_a_goal_off_its_place_is_found_in_the_middle_of_the_shifts_that_read_it(
     found, at = Pipeline(Reader())._find_cards(s.image, lattice, [(8, 0)], is_goal)
     assert found[(8, 0)].face == "goal-back"
     assert np.allclose(at[(8, 0)], lattice.centre((8.75, 0.0)))
+
+
+def test_a_goal_half_a_cell_off_across_is_found_by_the_wider_search():
+    """A lattice fitted on a few cards can be half a cell or more off across eight cells
+    out: the goal reads from none of GOAL_SEARCH's crops, and is found further across,
+    where the shifts that read it put it."""
+    from types import SimpleNamespace
+
+    from vision.pipeline import GOAL_SEARCH, GOAL_SEARCH_ACROSS
+
+    def reading(face):
+        return SimpleNamespace(face=face, uncertain=face is None, confidence=1.0)
+
+    class Reader:  # the goal card lies half a cell north of its place, on it along x
+        def restrict_to(self, faces):
+            pass
+
+        def classify(self, crops):
+            shifts = GOAL_SEARCH if len(crops) == len(GOAL_SEARCH) else GOAL_SEARCH_ACROSS
+            assert len(crops) == len(shifts)
+            return [reading("goal-back" if dy > 0.3 and abs(dx) < 0.3 else None) for dx, dy in shifts]
+
+    s = scene(3)
+    lattice = truth_lattice(s)
+    pipeline = Pipeline(Reader())
+    assert pipeline._find_cards(s.image, lattice, [(8, 0)], is_goal) == ({}, {})
+    found, at = pipeline._find_goals(s.image, lattice, [(8, 0)])
+    assert found[(8, 0)].face == "goal-back"
+    assert np.allclose(at[(8, 0)], lattice.centre((8.0, 0.5)))
