@@ -636,6 +636,9 @@ def _chromaticity(image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return blue / total, green / total
 
 
+TINT_OUTLIER = 4.0  # a border pixel this many times the 90th percentile distance off the table's tint is no table
+
+
 @dataclass(frozen=True)
 class _Tint:
     """The table's chromaticity, judged on the frame's border (mostly table), and how far
@@ -644,6 +647,10 @@ class _Tint:
     blue: float
     green: float
     spread: float  # the border's 98th percentile distance
+    # the same without what lies far off the tint: an arm or a loose card reaching across
+    # the border, whose pixels would widen the spread until a hand passed for table (drawn
+    # bench photo 150: an arm over 6 % of the border, 0.31 with it and 0.02 without)
+    core_spread: float
 
     @staticmethod
     def of(small: np.ndarray, busy: np.ndarray) -> _Tint | None:
@@ -657,16 +664,23 @@ class _Tint:
         if ring.sum() < 50:
             return None
         blue, green = _chromaticity(small[ring][:, None])
-        tint = _Tint(float(np.median(blue)), float(np.median(green)), 0.0)
-        return replace(tint, spread=float(np.percentile(tint._distance(blue, green), 98)))
+        tint = _Tint(float(np.median(blue)), float(np.median(green)), 0.0, 0.0)
+        distance = tint._distance(blue, green)
+        near = distance <= TINT_OUTLIER * np.percentile(distance, 90)
+        return replace(tint, spread=float(np.percentile(distance, 98)),
+                       core_spread=float(np.percentile(distance[near], 98)))
 
     def _distance(self, blue: np.ndarray, green: np.ndarray) -> np.ndarray:
         d_blue, d_green = blue - self.blue, green - self.green
         return np.sqrt(d_blue * d_blue + d_green * d_green)
 
-    def unlike(self, image: np.ndarray) -> np.ndarray:
-        """Pixels of ``image`` whose chromaticity lies well outside the table's."""
-        return self._distance(*_chromaticity(image)) > 1.5 * self.spread + 0.01
+    def unlike(self, image: np.ndarray, core: bool = False) -> np.ndarray:
+        """Pixels of ``image`` whose chromaticity lies well outside the table's: its whole
+        border's, or with ``core`` (for skin), the border's but for what lies far off it.
+        (The card-colour cue keeps the whole border's: with the core's, a textured table's
+        own pixels counted as card, and a drawn bench photo's lattice was lost.)"""
+        spread = self.core_spread if core else self.spread
+        return self._distance(*_chromaticity(image)) > 1.5 * spread + 0.01
 
 
 def _unlike_table(small: np.ndarray, busy: np.ndarray, tint: _Tint | None) -> np.ndarray:
@@ -699,7 +713,7 @@ class _Mosaic:
         rarely its tint (each channel's share of the sum, which lightness does not change)."""
         skin = _skin_hue(self.image)
         if self.tint is not None:
-            skin[skin] = self.tint.unlike(self.image[skin][:, None])[:, 0]
+            skin[skin] = self.tint.unlike(self.image[skin][:, None], core=True)[:, 0]
         return skin
 
     def index(self, cell: Cell) -> tuple[int, int]:

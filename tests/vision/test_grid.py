@@ -651,6 +651,26 @@ def test_a_hand_on_a_table_of_skins_hue_is_told_from_it_by_tint():
     assert hand(grid._Tint.of(image, np.zeros(image.shape[:2], bool))) == {(3, -1), (3, -2), (3, -3)}
 
 
+def test_an_arm_across_the_frames_border_does_not_widen_the_tables_tint():
+    """The table's tint is judged on the frame's border, which an arm reaching in crosses:
+    counted as table, its pixels widened the tint's spread until every skin passed for
+    table, and the hand went unseen (a drawn bench photo's arm covered 6 % of the border,
+    and its cards beyond the hand were not read)."""
+    cw, ch = grid.MOSAIC_CELL
+    rows, cols = 5, 7
+    rng = np.random.default_rng(7)
+    image = np.clip(rng.normal((150, 120, 60), 3, (rows * ch, cols * cw, 3)), 0, 255).astype(np.uint8)  # blue cloth
+    image[2 * ch + 2:3 * ch - 2, :3 * cw - 4] = (70, 96, 156)  # an arm from the west edge over three cells
+    cells = [(x, -r) for r in range(rows) for x in range(cols)]
+    maze = {(x, y) for x, y in cells if -3 <= y <= -1}
+    tint = grid._Tint.of(image, np.zeros(image.shape[:2], bool))
+    assert tint.unlike(image[2 * ch + 4:3 * ch - 4, :8], core=True).all()
+    mosaic = grid._Mosaic(np.zeros((rows, ch, cols, cw), np.float32), image, 0, 0, tint)  # all smooth
+    shares = grid._skin_shares(mosaic)
+    skin = {c: float(shares[mosaic.index(c)]) for c in cells}
+    assert grid._hand_cells(grid._Cells(mosaic, dict.fromkeys(cells, 0.0), skin), maze) == {(0, -2), (1, -2), (2, -2)}
+
+
 def test_cells_under_a_hand_reaching_over_the_maze_are_hidden_two_cells_out():
     # the maze left in view, and a hand reaching in from the west over cards it hides (the
     # grid cannot count them as maze); a hand far from the maze hides no maze card
