@@ -11,6 +11,8 @@ centroids that let the runtime notice inputs unlike anything seen, export ONNX (
 and write ``models/tunnel-cards.json``: classes, input size, normalisation, how the model
 was trained, and its measured accuracy on a held-out set (unseen seeds, unseen styles).
 The defaults finish in well under 45 minutes on 2 cores and are reproducible for a seed.
+``--widths`` and ``--int8`` (8-bit weights and activations, ``quantise.py``) train other
+networks than the shipped one, for comparison.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from vision.classes import card_classes, half_turn_index
 
 from .data import render_dataset, scene_cells
 from .net import WIDTHS, CardNet, Exported
+from .quantise import CALIBRATION_CROPS, quantise
 
 MEAN = (0.5, 0.5, 0.5)
 STD = (0.25, 0.25, 0.25)
@@ -101,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2, help="torch threads")
     parser.add_argument("--widths", default=",".join(map(str, WIDTHS)), help="channels of the five conv layers")
     parser.add_argument("--device", default="cpu", help="torch device (the recipe is made for the CPU)")
+    parser.add_argument("--int8", action="store_true", help="quantise the exported network to 8 bits (quantise.py)")
     args = parser.parse_args(argv)
 
     started = time.time()
@@ -180,6 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.onnx.export(exported, torch.zeros(1, 3, height, width), str(onnx_path), input_names=["image"],
                       output_names=["probabilities", "embedding"], dynamic_axes={"image": {0: "batch"},
                       "probabilities": {0: "batch"}, "embedding": {0: "batch"}}, opset_version=17, dynamo=False)
+    if args.int8:
+        quantise(onnx_path, x_val[::max(1, len(x_val) // CALIBRATION_CROPS)][:CALIBRATION_CROPS].numpy())
+        log("quantised to 8 bits")
     meta = {
         "format": "tunnelvision.card-classifier",
         "version": 1,
@@ -192,12 +199,13 @@ def main(argv: list[str] | None = None) -> int:
                     "centroids": [[round(float(v), 5) for v in c] for c in centroids]},
         "training": {
             "command": "python -m models.train.train" + (" --scans DIR" if scans else "")
+                       + (f" --widths {args.widths}" if widths != WIDTHS else "") + (" --int8" if args.int8 else "")
                        + (f" --scene-share {args.scene_share}"
                           if args.scene_share != parser.get_default("scene_share") else ""),
             "seed": args.seed, "train_size": args.train_size, "val_size": args.val_size, "epochs": args.epochs,
             "batch": args.batch, "scene_share": args.scene_share, "scans": bool(scans),
             "temperature": round(temperature, 4),
-            "widths": list(widths), "device": args.device,
+            "widths": list(widths), "int8": args.int8, "device": args.device,
             "data": "procedural card renders (vision.cardart) with camera augmentation (vision.augment)"
                     + (", plus augmented scans of printed cards" if scans else "")
                     + (", and cells cut out of rendered table photos (vision.scenes)" if args.scene_share else ""),

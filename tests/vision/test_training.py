@@ -34,3 +34,31 @@ def test_a_tiny_training_run_exports_a_model_the_runtime_reads(tmp_path):
     assert all(0.0 <= r.confidence <= 1.0 for r in readings)
     _, embedding = classifier.run([render_cell("cross", 0, rng)])
     assert embedding.shape == (1, 64)
+
+
+def test_quantising_keeps_the_readings_and_shrinks_the_file(tmp_path):
+    import onnx
+    import onnxruntime as ort
+    import torch
+
+    from models.train.net import CardNet, Exported
+    from models.train.quantise import quantise
+
+    torch.manual_seed(0)
+    net = CardNet(12, 60, 40).eval()
+    path = tmp_path / "net.onnx"
+    torch.onnx.export(Exported(net, 1.0).eval(), torch.zeros(1, 3, 60, 40), str(path), input_names=["image"],
+                      output_names=["probabilities", "embedding"], dynamic_axes={"image": {0: "batch"}},
+                      opset_version=17, dynamo=False)
+    images = np.random.default_rng(1).normal(size=(120, 3, 60, 40)).astype(np.float32)
+
+    def probabilities():
+        return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"image": images})[0]
+
+    before, size = probabilities(), path.stat().st_size
+    quantise(path, images)
+    after = probabilities()
+    assert {n.op_type for n in onnx.load(str(path)).graph.node} >= {"QuantizeLinear", "DequantizeLinear"}
+    assert path.stat().st_size < 0.5 * size
+    assert (before.argmax(1) == after.argmax(1)).mean() >= 0.9
+    assert np.abs(before - after).max() < 0.1
