@@ -361,7 +361,7 @@ class Pipeline:
             # which way round the maze lies: the goal places either way are looked at
             if not any(c in sure and is_goal(sure[c].face) for c in places):
                 found, at = self._find_cards(frame, lattice, places, is_goal)
-                if not found:
+                if not found:  # (the places the other way round hold no goal: not searched further when one is found)
                     found, at = self._find_cards(frame, lattice, places, is_goal, GOAL_SEARCH_ACROSS)
         goals = [c for c, r in (sure | found).items() if is_goal(r.face)]
         if not starts and goals:
