@@ -59,7 +59,8 @@ RECROPS = ((0.04, 0.0, 1.0), (-0.04, 0.0, 1.0), (0.0, 0.03, 1.04), (0.0, -0.03, 
 assert len(RECROPS) == VARIANTS
 # Shifts (cells) of the crops that look for a goal card on its place: up to a card and a
 # quarter along x, where a lattice fitted on a small maze extrapolates worst (8 cells out).
-GOAL_SEARCH = tuple((dx, dy) for dx in np.arange(-1.25, 1.26, 0.25) for dy in (-0.2, 0.0, 0.2))
+GOAL_ALONG = np.arange(-1.25, 1.26, 0.25)
+GOAL_SEARCH = tuple((dx, dy) for dx in GOAL_ALONG for dy in (-0.2, 0.0, 0.2))
 # The same within a cell's half-width, for a goal looked for beside another (two cells along):
 # the place is a guess, and a card a whole cell across is another place's.
 BESIDE_SEARCH = tuple((dx, dy) for dx, dy in GOAL_SEARCH if abs(dx) < 0.5)
@@ -67,7 +68,7 @@ BESIDE_SEARCH = tuple((dx, dy) for dx, dy in GOAL_SEARCH if abs(dx) < 0.5)
 # cards (the rest under an arm) can be a whole cell off across eight cells out (drawn
 # bench photo 183: its goals lay 0.5, 0.9 and 1.2 cells off). A goal place's neighbours
 # across are two cells away: a card found 0.6 off is still this place's.
-GOAL_SEARCH_ACROSS = tuple((dx, dy) for dx in np.arange(-1.25, 1.26, 0.25) for dy in (-0.6, -0.4, 0.4, 0.6))
+GOAL_SEARCH_ACROSS = tuple((dx, dy) for dx in GOAL_ALONG for dy in (-0.6, -0.4, 0.4, 0.6))
 # Shifts (cells) of the crops that find where each card lies (_locates_cards): a cross
 # along and across, and the four diagonals; the classifier reads a card surely within about
 # a fifth of a cell of its middle, so a card off both ways by that much is read only there.
