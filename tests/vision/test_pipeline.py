@@ -539,28 +539,35 @@ def test_a_card_is_found_in_the_middle_of_the_shifts_that_read_it():
     assert _card_offset([reading(None)] * len(CENTRE_SHIFTS)) is None
 
 
+class GoalReader:
+    """A classifier stand-in for the goal searches: the crops of one place, at the shifts of
+    GOAL_SEARCH or GOAL_SEARCH_ACROSS (told apart by their count), read surely as a goal
+    back where ``where(dx, dy)`` holds, and as nothing elsewhere."""
+
+    def __init__(self, where):
+        self.where = where
+
+    def restrict_to(self, faces):
+        pass
+
+    def classify(self, crops):
+        from types import SimpleNamespace
+
+        from vision.pipeline import GOAL_SEARCH, GOAL_SEARCH_ACROSS
+
+        shifts = {len(GOAL_SEARCH): GOAL_SEARCH, len(GOAL_SEARCH_ACROSS): GOAL_SEARCH_ACROSS}[len(crops)]
+        return [SimpleNamespace(face=face, uncertain=face is None, confidence=1.0)
+                for face in ("goal-back" if self.where(dx, dy) else None for dx, dy in shifts)]
+
+
 def test_a_goal_off_its_place_is_found_in_the_middle_of_the_shifts_that_read_it():
     """A lattice a few percent off in pitch puts a goal most of a card from its place; of
     the crops shifted along and across, those within a fifth of a cell or so of the card
     all read it, equally surely: the goal lies in their middle, not at the first of them."""
-    from types import SimpleNamespace
-
-    from vision.pipeline import GOAL_SEARCH
-
-    def reading(face):
-        return SimpleNamespace(face=face, uncertain=face is None, confidence=1.0)
-
-    class Reader:  # the goal card reads alike from the shifts 0.5 to 1.0 along x
-        def restrict_to(self, faces):
-            pass
-
-        def classify(self, crops):
-            return [reading("goal-back" if 0.4 < dx < 1.1 else None) for _ in range(len(crops) // len(GOAL_SEARCH))
-                    for dx, dy in GOAL_SEARCH]
-
     s = scene(3)
     lattice = truth_lattice(s)
-    found, at = Pipeline(Reader())._find_cards(s.image, lattice, [(8, 0)], is_goal)
+    reader = GoalReader(lambda dx, dy: 0.4 < dx < 1.1)  # the goal card reads alike from the shifts 0.5 to 1.0 along x
+    found, at = Pipeline(reader)._find_cards(s.image, lattice, [(8, 0)], is_goal)
     assert found[(8, 0)].face == "goal-back"
     assert np.allclose(at[(8, 0)], lattice.centre((8.75, 0.0)))
 
@@ -569,25 +576,9 @@ def test_a_goal_half_a_cell_off_across_is_found_by_the_wider_search():
     """A lattice fitted on a few cards can be half a cell or more off across eight cells
     out: the goal reads from none of GOAL_SEARCH's crops, and is found further across,
     where the shifts that read it put it."""
-    from types import SimpleNamespace
-
-    from vision.pipeline import GOAL_SEARCH, GOAL_SEARCH_ACROSS
-
-    def reading(face):
-        return SimpleNamespace(face=face, uncertain=face is None, confidence=1.0)
-
-    class Reader:  # the goal card lies half a cell north of its place, on it along x
-        def restrict_to(self, faces):
-            pass
-
-        def classify(self, crops):
-            shifts = GOAL_SEARCH if len(crops) == len(GOAL_SEARCH) else GOAL_SEARCH_ACROSS
-            assert len(crops) == len(shifts)
-            return [reading("goal-back" if dy > 0.3 and abs(dx) < 0.3 else None) for dx, dy in shifts]
-
     s = scene(3)
     lattice = truth_lattice(s)
-    pipeline = Pipeline(Reader())
+    pipeline = Pipeline(GoalReader(lambda dx, dy: dy > 0.3 and abs(dx) < 0.3))  # half a cell north of its place
     assert pipeline._find_cards(s.image, lattice, [(8, 0)], is_goal) == ({}, {})
     found, at = pipeline._find_goals(s.image, lattice, [(8, 0)])
     assert found[(8, 0)].face == "goal-back"
