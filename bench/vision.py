@@ -1,6 +1,7 @@
 """Vision benchmark: whole table photos and filmed games with ground truth.
 
-    python bench/vision.py [--scenes 200] [--videos 6] [--scans DIR] [--json] [--diagnose] [--photo K ...]
+    python bench/vision.py [--scenes 200] [--videos 6] [--scans DIR] [--lens K] [--size WxH] [--json]
+                           [--diagnose] [--photo K ...]
 
 * scenes: synthetic 1080p photos of random legal mazes (unseen seeds; camera pose, tilt,
   lens, light, glare, tables, hands, loose cards, crosswise cards), read from scratch:
@@ -9,10 +10,13 @@
   (wholly in view, under no hand), abstentions, wrong readings, boards fully right (and
   right as far as the photo shows them: a card under a hand can only be reported
   uncertain), photos whose maze was anchored a cell or more off (every card named
-  wrongly), and the time of a cold single photo (model loading included); ``--diagnose``
+  wrongly), and the time of a cold single photo (model loading included; OpenCV on
+  its default threads and the classifier on one, as `tunnelvision check` runs); ``--diagnose``
   prints one line per photo (right, abstained and how many of those in view, wrong, read
   where none lies, ms) to stderr, and ``--photo K`` runs only photo K (repeatable) to look
-  into one;
+  into one; ``--lens K`` takes the photos through a stronger barrel lens than the scenes'
+  mild one (a corner moved by up to K of the half diagonal: wide webcam lenses reach 0.1),
+  and ``--size`` takes them at another size than 1080p (a 720p webcam: 1280x720);
 * videos: games filmed at 1080p by a fixed camera, hands bringing each card in; every
   frame goes through the pipeline and the tracker: commits that do not match the truth
   (wrong commits, the target is zero: a card read wrongly, a card removed that is not, a
@@ -44,7 +48,7 @@ from vision.classes import is_half_turn_symmetric
 from vision.classify import DEFAULT_MODEL, Classifier
 from vision.pipeline import Pipeline
 from vision.printed import PrintedDeck, PrintedDeckError
-from vision.scenes import table_scene, table_video
+from vision.scenes import SceneOptions, table_scene, table_video
 from vision.track import MazeTracker
 
 CATALOGUE = default_catalogue()
@@ -68,10 +72,15 @@ def _frame_shift(read: dict, truth: dict) -> tuple[int, int] | None:
 
 
 def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, model=DEFAULT_MODEL,
-           printed: PrintedDeck | None = None) -> dict:
+           printed: PrintedDeck | None = None, lens: float = SceneOptions.barrel,
+           size: tuple[int, int] = (1920, 1080)) -> dict:
+    # as `tunnelvision check` reads a photo: OpenCV on its default threads (videos() sets one
+    # before the next deck's photos run), the classifier on one
+    cv2.setNumThreads(-1)
     started = time.perf_counter()
     indices = only or list(range(count))
-    first = table_scene(np.random.default_rng(SEED + indices[0]), printed=printed)
+    options = SceneOptions(barrel=lens)
+    first = table_scene(np.random.default_rng(SEED + indices[0]), size=size, printed=printed, options=options)
     cold_start = time.perf_counter()
     pipeline = Pipeline(Classifier(model, threads=1))
     pipeline.observe(first.image)
@@ -80,7 +89,8 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
     readable = readable_right = readable_wrong = hidden = hidden_read = 0
     photo_ms = []
     for k in indices:
-        scene = first if k == indices[0] else table_scene(np.random.default_rng(SEED + k), printed=printed)
+        scene = first if k == indices[0] else table_scene(np.random.default_rng(SEED + k), size=size,
+                                                          printed=printed, options=options)
         observation = pipeline.observe(scene.image)
         before = (right, abstained, wrong, extra)
         photo_ms.append(observation.ms)
@@ -214,6 +224,16 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
           + ", ".join(f"{k} {ms} ms" for k, ms in v["stage_ms_median"].items()))
 
 
+def _size(text: str) -> tuple[int, int]:
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is no size: give WIDTHxHEIGHT, e.g. 1280x720") from None
+    if not (320 <= width <= 8000 and 240 <= height <= 8000):
+        raise argparse.ArgumentTypeError(f"{text!r}: photos from 320x240 to 8000x8000")
+    return width, height
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=200)
@@ -221,12 +241,19 @@ def main() -> int:
     parser.add_argument("--model", default=str(DEFAULT_MODEL))
     parser.add_argument("--scans", help="also lay the tables out of a printed deck: a folder of card scans "
                                         "with a manifest.json (the base game's faces)")
+    parser.add_argument("--lens", type=float, default=SceneOptions.barrel,
+                        help="the photos' barrel lens: a frame corner moved by up to this share of the half "
+                             f"diagonal (default {SceneOptions.barrel}, a mild lens; wide webcam lenses reach 0.1)")
+    parser.add_argument("--size", type=_size, default=(1920, 1080),
+                        help="the photos' size, WIDTHxHEIGHT (default 1920x1080; the films stay 1080p)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--diagnose", action="store_true", help="one line per photo on stderr")
     parser.add_argument("--photo", type=int, action="append", help="run only this photo (repeatable)")
     args = parser.parse_args()
     if args.scenes < 0 or args.videos < 0:
         parser.error("--scenes and --videos count photos and films: 0 or more")
+    if not 0 <= args.lens <= 0.3:
+        parser.error("--lens is a share of the half diagonal a corner moves by: 0 to 0.3")
     try:
         printed = PrintedDeck.load(args.scans) if args.scans else None
     except PrintedDeckError as exc:
@@ -239,7 +266,8 @@ def main() -> int:
             print(f"-- {name} cards", file=sys.stderr)
         figures[name] = {}
         if args.scenes or args.photo:
-            figures[name]["photos"] = scenes(args.scenes, args.diagnose, args.photo, args.model, deck)
+            figures[name]["photos"] = scenes(args.scenes, args.diagnose, args.photo, args.model, deck, args.lens,
+                                             args.size)
         if args.videos:
             figures[name]["video"] = videos(args.videos, model=args.model, printed=deck)
     if args.json:
