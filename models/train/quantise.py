@@ -5,8 +5,8 @@ the validation set. A wider network runs faster in 8 bits (channels 24 to 128: 4
 against 5.6 ms a batch of 60 crops on one core; twice the shipped widths: 5.8 against 8.1
 ms), and its file shrinks to about a quarter, at a tenth of a point of accuracy. The
 shipped widths run slower in 8 bits (the quantising steps cost more than their small
-convolutions save), so it is an option of the recipe (``--int8``), not a default; the
-README has the measurements.
+convolutions save), so it is an option of the recipe (``--int8``), not a default;
+``docs/benchmark-history.md`` has the measurements.
 """
 
 from __future__ import annotations
