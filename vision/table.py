@@ -690,7 +690,10 @@ def plane_from_calibration(frame: np.ndarray, calibration, *, work_width: int = 
     the table (the cards' direction in it is left to the grid stage)."""
     h, w = frame.shape[:2]
     cw, ch = calibration.image_size
-    to_plane = calibration.homography @ scaling(cw / w, ch / h)  # calibrated at another resolution
+    # the sheet's millimetres run down the page (y down, as printed); the plane's run north,
+    # as the maze's do: seen from above, the sheet's frame is the plane's mirror image, and
+    # a lattice fitted in it would cut every card mirrored
+    to_plane = scaling(1.0, -1.0) @ calibration.homography @ scaling(cw / w, ch / h)  # calibrated at another resolution
     small, f = shrink(frame, work_width)
     small_to_plane = to_plane @ np.linalg.inv(frame_to_small(f))
     corners = np.array([(0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)], float)

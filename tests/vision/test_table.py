@@ -31,9 +31,10 @@ SIZE = (1280, 720)
 
 
 def calibration_for(scene) -> TableCalibration:
-    """What a perfect marker sheet on this table would have measured: image -> table mm."""
-    image_to_plane = np.linalg.inv(scene.camera.plane_to_image)
-    return TableCalibration(image_to_plane / image_to_plane[2, 2], scene.image.shape[1::-1], SHEET_LAYOUT,
+    """What a perfect marker sheet on this table would have measured: image -> table mm in
+    the sheet's frame, whose y runs down the page (the scenes' plane runs north)."""
+    image_to_sheet = np.diag([1.0, -1.0, 1.0]) @ np.linalg.inv(scene.camera.plane_to_image)
+    return TableCalibration(image_to_sheet / image_to_sheet[2, 2], scene.image.shape[1::-1], SHEET_LAYOUT,
                             datetime.now(UTC).isoformat(), 0.2, tuple(SHEET_LAYOUT))
 
 
