@@ -18,7 +18,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import Enum
@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.lens import MAX_K, MIN_K, Lens, LensFitError, fit_lens
 from calibration.markers import SHEET, SHEET_LAYOUT, MarkerCorners, MarkerLayout
 
 FloatArray = npt.NDArray[np.float64]
@@ -105,8 +106,10 @@ class TableCalibration:
     """The fitted mapping from one camera's image to the table plane.
 
     ``homography`` maps image pixels (pixel centres at integer coordinates, as OpenCV) to
-    table millimetres. ``reprojection_error_px`` is the RMS distance between detected
-    marker corners and where the fit puts them: a few tenths of a pixel is a good fit.
+    table millimetres; with a lens measured (``lens_k`` not 0), pixels of the frame undistorted
+    by ``lens`` (every frame goes through ``lens.undistort`` first). ``reprojection_error_px``
+    is the RMS distance between detected marker corners and where the fit puts them: a few
+    tenths of a pixel is a good fit.
     """
 
     homography: FloatArray
@@ -115,6 +118,11 @@ class TableCalibration:
     created_at: str
     reprojection_error_px: float
     markers_used: tuple[int, ...]
+    lens_k: float = 0.0  # calibration.lens: 0 when calibrated from one photo (no lens measured)
+
+    @property
+    def lens(self) -> Lens:
+        return Lens(self.lens_k)
 
     def to_table(self, points_px: npt.ArrayLike) -> FloatArray:
         """Image pixels (N, 2) -> table millimetres (N, 2)."""
@@ -137,6 +145,7 @@ class TableCalibration:
             "homography": self.homography.tolist(),
             "reprojection_error_px": self.reprojection_error_px,
             "markers_used": list(self.markers_used),
+            "lens_k": self.lens_k,
             "layout": {str(marker_id): [list(c) for c in corners] for marker_id, corners in self.layout.items()},
         }
 
@@ -166,6 +175,7 @@ class TableCalibration:
             error = float(data["reprojection_error_px"])
             markers_used = tuple(int(v) for v in data["markers_used"])
             created_at = str(data["created_at"])
+            lens_k = float(data.get("lens_k", 0.0))  # files from before the lens was measured lack it
         except KeyError as missing:
             raise corrupt(f"the field {missing} is missing") from None
         except (TypeError, ValueError, AttributeError):
@@ -176,7 +186,9 @@ class TableCalibration:
             raise corrupt("the homography is singular")
         if width <= 0 or height <= 0 or not layout:
             raise corrupt("the image size or the marker layout is empty")
-        return cls(homography, (width, height), MappingProxyType(layout), created_at, error, markers_used)
+        if not MIN_K <= lens_k <= MAX_K:
+            raise corrupt("the lens is out of range")
+        return cls(homography, (width, height), MappingProxyType(layout), created_at, error, markers_used, lens_k)
 
     def save(self, path: str | Path) -> None:
         """Write as JSON, atomically: a crash or a full disk never leaves half a file."""
@@ -276,10 +288,38 @@ def fit_homography(
     )
 
 
-def calibrate_table(image: npt.NDArray[np.uint8], layout: MarkerLayout = SHEET_LAYOUT) -> TableCalibration:
-    """Detect the sheet in one frame and fit; CalibrationError if the sheet is not usable."""
-    height, width = image.shape[:2]
-    return fit_homography(detect_markers(image), layout, image_size=(width, height))
+def calibrate_table(
+    images: npt.NDArray[np.uint8] | Sequence[npt.NDArray[np.uint8]], layout: MarkerLayout = SHEET_LAYOUT
+) -> TableCalibration:
+    """Detect the sheet and fit; CalibrationError if the sheet is not usable.
+
+    One photo gives the homography, the lens taken for a pinhole. Several photos from the
+    fixed camera, the sheet moved between them (the corners of the view and its middle) and
+    left where the last one shows it, measure the lens as well (``calibration.lens``).
+    """
+    photos = [images] if isinstance(images, np.ndarray) else list(images)
+    if not photos:
+        raise CalibrationError("no photo of the marker sheet was given.")
+    height, width = photos[0].shape[:2]
+    if len(photos) == 1:
+        return fit_homography(detect_markers(photos[0]), layout, image_size=(width, height))
+    if any(p.shape[:2] != (height, width) for p in photos):
+        raise CalibrationError("the photos differ in size; take them all with the one camera at one resolution.")
+    try:
+        fit = fit_lens([detect_markers(p) for p in photos], layout, (width, height),
+                       outlier_px=RANSAC_THRESHOLD_PX, min_markers=MIN_MARKERS)
+    except LensFitError as exc:
+        raise CalibrationError(str(exc)) from None
+    image_to_table = np.linalg.inv(fit.table_to_canvas)
+    return TableCalibration(
+        homography=image_to_table / image_to_table[2, 2],
+        image_size=(width, height),
+        layout=MappingProxyType(dict(layout)),
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        reprojection_error_px=fit.rms_px,
+        markers_used=fit.markers_used[-1],
+        lens_k=fit.lens.k,
+    )
 
 
 class CameraCheck(Enum):

@@ -311,7 +311,7 @@ class VisionFeed(TableFeed):
             self._set_status("searching", step.observation.error)
         elif self._status.state in ("starting", "searching", "reconnecting"):
             self._set_status("watching", f"{self.label} is watching the maze")
-        self._publish(picture.image, step.lattice, step.observation)
+        self._publish(step.frame, step.lattice, step.observation)
 
     def _watch_lattice(self, step, now: float) -> None:
         maze = step.lattice.cells if step.lattice is not None else frozenset()

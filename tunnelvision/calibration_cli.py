@@ -52,18 +52,20 @@ def calibrate_deck(photos: list[str], *, out: str, game: str, sheets: str | None
     return 0
 
 
-def calibrate_table(photo: str, *, out: str) -> int:
-    """Fit the table homography from one photo of the marker sheet and save it for --calibration."""
+def calibrate_table(photos: list[str], *, out: str) -> int:
+    """Fit the table homography (and, from several photos, the lens) and save it for --calibration."""
     from calibration.table import CalibrationError, calibrate_table as fit
     from vision.classify import ImageError, load_image
 
     try:
-        calibration = fit(load_image(photo))
+        calibration = fit([load_image(p) for p in photos])
         calibration.save(out)
     except (ImageError, CalibrationError) as exc:
         raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"cannot write {out}: {exc.strerror or exc}") from None
+    lens = (f", lens k = {calibration.lens_k:.3f} (a frame corner moves {100 * calibration.lens_k:.1f} % of the "
+            f"half diagonal)" if len(photos) > 1 else "")
     print(f"wrote {out}: {len(calibration.markers_used)} markers, reprojection error "
-          f"{calibration.reprojection_error_px:.2f} px; use it with --calibration {out}")
+          f"{calibration.reprojection_error_px:.2f} px{lens}; use it with --calibration {out}")
     return 0

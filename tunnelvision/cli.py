@@ -75,8 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="which faces the sheets cover (saboteur2 adds the expansion's)")
     deck.add_argument("--model", help="an ONNX model (default: the shipped one)")
 
-    table = sub.add_parser("calibrate-table", help="fit a fixed camera to the table from a photo of the marker sheet")
-    table.add_argument("photo", metavar="PHOTO")
+    table = sub.add_parser("calibrate-table", help="fit a fixed camera to the table from photos of the marker sheet")
+    table.add_argument("photos", metavar="PHOTO", nargs="+",
+                       help="one photo, or several with the sheet moved between them (the corners of the view and "
+                            "its middle, the last where it stays) to measure the lens too")
     table.add_argument("--out", default="table-calibration.json", help="where to write the calibration")
 
     marker = sub.add_parser("markers", help="write the printable ArUco table-calibration sheet (PNG and PDF)")
@@ -131,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "calibrate-table":
             from . import calibration_cli
 
-            return calibration_cli.calibrate_table(args.photo, out=args.out)
+            return calibration_cli.calibrate_table(args.photos, out=args.out)
         if args.command == "markers":
             from . import calibration_cli
 

@@ -208,6 +208,7 @@ class Step:
     empty: set[Cell]
     busy: bool
     lattice: Lattice | None
+    frame: np.ndarray  # the frame as read (undistorted when the calibration knows the lens): the lattice's pixels
 
 
 @dataclass
@@ -230,6 +231,7 @@ class Pipeline:
     def observe(self, frame: np.ndarray) -> Observation:
         """Read one photo from scratch."""
         started = time.perf_counter()
+        frame = self._undistorted(frame)
         try:
             lattice = fit_lattice(frame, calibration=self.calibration, reads_cards=self._reads_cards,
                                   locates_cards=self._locates_cards)
@@ -263,6 +265,7 @@ class Pipeline:
     def step(self, frame: np.ndarray) -> Step:
         """Read the next frame of a fixed camera."""
         started = time.perf_counter()
+        frame = self._undistorted(frame)
         if self._tracker is None:
             self._tracker = GridTracker(calibration=self.calibration, reads_cards=self._reads_cards,
                                         locates_cards=self._locates_cards)
@@ -279,7 +282,7 @@ class Pipeline:
         except (GridError, TableError) as exc:
             self._tracker.forget()
             observation = Observation(width=frame.shape[1], height=frame.shape[0], error=str(exc))
-            return Step(observation, set(), True, None)
+            return Step(observation, set(), True, None, frame)
         grid_done = time.perf_counter()
         self.timings = {"grid": (grid_done - started) * 1e3}
         observation, empty = self._read(frame, lattice)
@@ -298,7 +301,10 @@ class Pipeline:
         done = time.perf_counter()
         self.timings["motion"] = (done - read_done) * 1e3
         observation.ms = (done - started) * 1e3
-        return Step(observation, empty, busy, lattice)
+        return Step(observation, empty, busy, lattice, frame)
+
+    def _undistorted(self, frame: np.ndarray) -> np.ndarray:
+        return frame if self.calibration is None else self.calibration.lens.undistort(frame)
 
     # ------------------------------------------------------------------ stages
 

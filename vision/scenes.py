@@ -822,6 +822,30 @@ def table_scene(rng: np.random.Generator, *, cards: int | tuple[int, int] = (10,
     )
 
 
+def marker_sheet_photo(rng: np.random.Generator, camera: SceneCamera, at: tuple[float, float],
+                       options: SceneOptions | None = None) -> np.ndarray:
+    """A photo by ``camera`` (its pose and lens) of the ArUco table-calibration sheet lying
+    on a bare table, turned at random, its middle where the photo shows the table at ``at``
+    (shares of the width and height): one of the photos ``calibrate-table`` measures the
+    lens from."""
+    from calibration.markers import SHEET, render_marker_sheet
+
+    opts = options or SceneOptions()
+    w, h = camera.size
+    centre = _apply(np.linalg.inv(camera.plane_to_image), [(at[0] * (w - 1), at[1] * (h - 1))])[0]
+    image = _render_table(rng, camera, opts, centre)
+    sheet = render_marker_sheet(127)  # exactly 5 px/mm: the markers' corners lie on pixel corners
+    ppm = sheet.shape[1] / SHEET.page_mm[0]
+    rgba = cv2.merge([sheet, sheet, sheet, np.full_like(sheet, 255)])
+    # sprite pixels -> sheet mm (y down the page) -> mm from the sheet's middle, y north
+    sprite_to_sheet = np.array([[1 / ppm, 0, 0.5 / ppm - SHEET.page_mm[0] / 2],
+                                [0, -1 / ppm, SHEET.page_mm[1] / 2 - 0.5 / ppm], [0, 0, 1]])
+    cover = np.zeros(image.shape[:2], np.float32)
+    _paste(image, cover, rgba, camera.plane_to_image @ _pose(centre, rng.uniform(0, 360)) @ sprite_to_sheet)
+    augment.light(image, cover, rng, opts.light)
+    return _Sensor.sample(rng, opts).photograph(image, camera, rng)
+
+
 def _hand_over_maze(rng, ideal: np.ndarray, table: _Table, cells: list[Cell], extra: list[Cell]) -> frozenset[Cell]:
     """A hand over part of the maze, coming in from any side; returns the cells it hides."""
     target = cells[int(rng.integers(len(cells)))]
