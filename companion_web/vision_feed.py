@@ -304,6 +304,8 @@ class VisionFeed(TableFeed):
             return
         self._searched_at = picture.time
         step = self._pipeline.step(picture.image)
+        if step.note:
+            log.info("%s: %s", self.label, step.note)
         self._watch_lattice(step, picture.time)
         for event in self._tracker.update(step.observation, step.empty, picture.time, step.busy):
             self._commit(event)

@@ -134,6 +134,8 @@ def watch(source: str, *, as_json: bool, model: str | None, game: str, deck: str
                 continue
             first = frame.timestamp if first is None else first
             step = pipeline.step(frame.image)
+            if step.note:
+                print(f"[vision] {step.note}", file=sys.stderr, flush=True)
             if step.observation.error != last_error:
                 last_error = step.observation.error
                 if last_error:

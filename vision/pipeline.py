@@ -209,6 +209,7 @@ class Step:
     busy: bool
     lattice: Lattice | None
     frame: np.ndarray  # the frame as read (undistorted when the calibration knows the lens): the lattice's pixels
+    note: str | None = None  # something the user should hear of: the camera moved off its calibration
 
 
 @dataclass
@@ -270,10 +271,12 @@ class Pipeline:
             self._tracker = GridTracker(calibration=self.calibration, reads_cards=self._reads_cards,
                                         locates_cards=self._locates_cards)
         small = _small_grey(frame)
+        note = None
         try:
             if self._tracker.lattice is not None and _same_view(small, self._judged_small):
                 lattice = self._tracker.lattice  # nothing moved: its judgement stands
             else:
+                note = self._recheck_calibration(frame)
                 lattice = self._tracker.update(frame)
                 self._judged_small = small
             if not lattice.anchored:
@@ -282,7 +285,7 @@ class Pipeline:
         except (GridError, TableError) as exc:
             self._tracker.forget()
             observation = Observation(width=frame.shape[1], height=frame.shape[0], error=str(exc))
-            return Step(observation, set(), True, None, frame)
+            return Step(observation, set(), True, None, frame, note)
         grid_done = time.perf_counter()
         self.timings = {"grid": (grid_done - started) * 1e3}
         observation, empty = self._read(frame, lattice)
@@ -301,10 +304,34 @@ class Pipeline:
         done = time.perf_counter()
         self.timings["motion"] = (done - read_done) * 1e3
         observation.ms = (done - started) * 1e3
-        return Step(observation, empty, busy, lattice, frame)
+        return Step(observation, empty, busy, lattice, frame, note)
 
     def _undistorted(self, frame: np.ndarray) -> np.ndarray:
         return frame if self.calibration is None else self.calibration.lens.undistort(frame)
+
+    def _recheck_calibration(self, frame: np.ndarray) -> str | None:
+        """A fixed camera's calibration, checked on a frame whose view changed (a few small
+        marker searches where the sheet should be). When the camera or the sheet moved, the
+        sheet is fitted again where it now lies; when it cannot be, the maze is read without
+        it, since a stale plane misplaces every card. A note for the user either way."""
+        if self.calibration is None:
+            return None
+        from calibration.table import CalibrationError, calibrate_table, verify
+
+        check = verify(frame, self.calibration)
+        if not check.moved:
+            return None
+        try:
+            # the frame is undistorted already: the sheet gives the plane, the lens stays
+            self.calibration = replace(calibrate_table(frame), lens_k=self.calibration.lens_k)
+            note = "the camera or the marker sheet moved: the table calibration was fitted again from the sheet"
+        except CalibrationError as exc:
+            self.calibration = None
+            note = (f"the camera or the marker sheet moved and the sheet cannot be fitted again "
+                    f"({str(exc).rstrip('.')}): the maze is read without the calibration")
+        self._tracker.calibration = self.calibration
+        self._tracker.forget()
+        return note
 
     # ------------------------------------------------------------------ stages
 

@@ -598,3 +598,26 @@ def test_a_photo_is_read_in_the_plane_of_a_calibration_from_a_photo_of_the_sheet
     observation = reader.observe(s.image)
     assert observation.error is None and len(observation.cards) == len(s.cells)
     assert all(right(card, s.cells[card.cell], reader.catalogue) for card in observation.cards)
+
+
+def test_a_fixed_camera_that_moves_is_calibrated_again_from_the_sheet():
+    """A frame whose view changed is checked against the table calibration; when the camera
+    turned, the sheet is fitted again where the frame shows it, and the user hears of it."""
+    from calibration.table import CameraCheck, calibrate_table, verify
+    from vision.scenes import SceneOptions, marker_sheet_photo
+
+    s = table_scene(np.random.default_rng(3), size=SIZE, cards=4, options=replace(PLAIN, barrel=0.0))
+    still = marker_sheet_photo(np.random.default_rng(0), s.camera, (0.5, 0.5), PLAIN)
+    h, w = still.shape[:2]
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), 4.0, 1.0)
+    turn[:, 2] += (30, -20)
+    turned = cv2.warpAffine(still, turn, (w, h), borderMode=cv2.BORDER_REFLECT)
+    pipeline = Pipeline(Classifier(), calibration=calibrate_table(still))
+    assert pipeline.step(still).note is None
+    step = pipeline.step(turned)
+    assert step.note and "moved" in step.note and "fitted again" in step.note
+    assert verify(turned, pipeline.calibration).state is CameraCheck.STILL
+    # a view with the sheet covered cannot tell: the calibration stands
+    covered = np.full_like(turned, 90)
+    kept = pipeline.calibration
+    assert pipeline.step(covered).note is None and pipeline.calibration is kept
