@@ -9,9 +9,10 @@ marker sheet can: its corners are exact.
 The model has one parameter (Fitzgibbon's division model, centred on the frame): a photo
 pixel d at distance r from the centre c shows what a pinhole camera would show at
 u = c + (d - c) (1 + k r^2 / R^2), R the frame's half diagonal. k is a share of the half
-diagonal, so it is the same at every resolution of one camera. Undistorted frames (the
-*canvas*) have the photo's size, scaled about the centre by 1 / (1 + k) so the corners of
-the photo stay in view.
+diagonal, so it is the same at every resolution of one camera. An undistorted frame (the
+*canvas*) keeps the scale of the photo's middle and is larger than the photo by the share
+its corners move out, so all of the photo stays in view: shrunk to the photo's size
+instead, small cards far from the camera came out too small for the grid to find.
 
 One photo cannot tell a bent sheet from a lens (a homography absorbs much of the bend over
 the sheet's small patch), but a fixed camera looks at one table plane: every photo's sheet
@@ -48,18 +49,24 @@ class Lens:
 
     k: float
 
-    def canvas_scale(self) -> float:
-        return 1.0 / (1.0 + max(self.k, 0.0))
+    def canvas_size(self, size: tuple[int, int]) -> tuple[int, int]:
+        """The canvas of a ``size`` photo: (width, height)."""
+        grow = 1.0 + max(self.k, 0.0)  # a corner (r = R) moves out by k of the half diagonal
+        return math.ceil((size[0] - 1) * grow) + 1, math.ceil((size[1] - 1) * grow) + 1
+
+    def _shift(self, size: tuple[int, int]) -> np.ndarray:
+        """The canvas's centre minus the photo's."""
+        return _centre_and_radius(self.canvas_size(size))[0] - _centre_and_radius(size)[0]
 
     def undistort_points(self, points_px: npt.ArrayLike, size: tuple[int, int]) -> FloatArray:
         """Photo pixels (N, 2) of a ``size`` photo -> canvas pixels."""
         c, radius = _centre_and_radius(size)
         p = np.asarray(points_px, np.float64).reshape(-1, 2) - c
         gain = 1 + self.k * np.sum(p * p, axis=1, keepdims=True) / radius**2
-        return c + p * gain * self.canvas_scale()
+        return c + self._shift(size) + p * gain
 
     def undistort(self, frame: np.ndarray) -> np.ndarray:
-        """The canvas of a photo: what a pinhole camera would have shown, at the photo's size."""
+        """The canvas of a photo: what a pinhole camera would have shown."""
         if self.k == 0:
             return frame
         h, w = frame.shape[:2]
@@ -70,10 +77,12 @@ class Lens:
 @functools.lru_cache(maxsize=4)
 def _canvas_maps(k: float, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
     """remap() maps (fixed point, the fast kind): for each canvas pixel, the photo pixel it shows."""
+    lens = Lens(k)
     c, radius = _centre_and_radius((w, h))
-    xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
-    ux = (xs - np.float32(c[0])) * np.float32(1 / Lens(k).canvas_scale())
-    uy = (ys - np.float32(c[1])) * np.float32(1 / Lens(k).canvas_scale())
+    cw, ch = lens.canvas_size((w, h))
+    middle = c + lens._shift((w, h))
+    ux, uy = np.meshgrid(np.arange(cw, dtype=np.float32) - np.float32(middle[0]),
+                         np.arange(ch, dtype=np.float32) - np.float32(middle[1]))
     r_u = np.sqrt(ux * ux + uy * uy) / np.float32(radius)
     r_d = r_u.copy()
     for _ in range(8):  # Newton on r_d (1 + k r_d^2) = r_u, from r_d = r_u
@@ -211,9 +220,7 @@ def fit_lens(detections: Sequence[Mapping[int, npt.ArrayLike]], layout: MarkerLa
     if not MIN_K <= k <= MAX_K or not np.all(np.isfinite(x)):
         raise LensFitError("the photos do not fit one lens and one table; keep the camera still and the sheet flat.")
     lens = Lens(k)
-    scale = lens.canvas_scale()
-    centre, _ = _centre_and_radius(size)
-    to_canvas = np.array([[scale, 0, (1 - scale) * centre[0]], [0, scale, (1 - scale) * centre[1]], [0, 0, 1]])
-    table_to_canvas = to_canvas @ np.append(x[1:9], 1.0).reshape(3, 3)
-    rms = float(np.sqrt(np.mean(per_corner**2))) * scale
+    dx, dy = lens._shift(size)
+    table_to_canvas = np.array([[1, 0, dx], [0, 1, dy], [0, 0, 1]]) @ np.append(x[1:9], 1.0).reshape(3, 3)
+    rms = float(np.sqrt(np.mean(per_corner**2)))
     return LensFit(lens, table_to_canvas / table_to_canvas[2, 2], rms, tuple(tuple(ids) for ids in used))

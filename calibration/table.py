@@ -106,8 +106,9 @@ class TableCalibration:
     """The fitted mapping from one camera's image to the table plane.
 
     ``homography`` maps image pixels (pixel centres at integer coordinates, as OpenCV) to
-    table millimetres; with a lens measured (``lens_k`` not 0), pixels of the frame undistorted
-    by ``lens`` (every frame goes through ``lens.undistort`` first). ``reprojection_error_px``
+    table millimetres; with a lens measured (``lens_k`` not 0), the images are the photos
+    undistorted by ``lens`` (every frame goes through ``lens.undistort`` first), and
+    ``image_size`` is theirs (a little larger than the photos'). ``reprojection_error_px``
     is the RMS distance between detected marker corners and where the fit puts them: a few
     tenths of a pixel is a good fit.
     """
@@ -313,7 +314,7 @@ def calibrate_table(
     image_to_table = np.linalg.inv(fit.table_to_canvas)
     return TableCalibration(
         homography=image_to_table / image_to_table[2, 2],
-        image_size=(width, height),
+        image_size=fit.lens.canvas_size((width, height)),
         layout=MappingProxyType(dict(layout)),
         created_at=datetime.now(UTC).isoformat(timespec="seconds"),
         reprojection_error_px=fit.rms_px,

@@ -232,7 +232,13 @@ class Pipeline:
     def observe(self, frame: np.ndarray) -> Observation:
         """Read one photo from scratch."""
         started = time.perf_counter()
-        frame = self._undistorted(frame)
+        observation = self._observe(self._undistorted(frame))
+        # the photo's size, not its undistorted canvas's; the time, undistorting included
+        observation.width, observation.height = frame.shape[1], frame.shape[0]
+        observation.ms = (time.perf_counter() - started) * 1e3
+        return observation
+
+    def _observe(self, frame: np.ndarray) -> Observation:
         try:
             lattice = fit_lattice(frame, calibration=self.calibration, reads_cards=self._reads_cards,
                                   locates_cards=self._locates_cards)
@@ -247,18 +253,15 @@ class Pipeline:
                                                      if c in GOAL_CELLS or c == START_CELL})
                 lattice = self._pin_goals_left(frame, lattice)
         except (GridError, TableError) as exc:
-            return Observation(width=frame.shape[1], height=frame.shape[0],
-                               ms=(time.perf_counter() - started) * 1e3, error=str(exc))
+            return Observation(error=str(exc))
         observation, _ = self._read(frame, lattice)
         if not _plausible(observation, lattice, PHOTO_SURE_SHARE):
             # the cells where the grid sees cards read mostly as no maze card, or few surely
             # as any: the lattice cuts across the cards (a wrong pitch or phase), and what it
             # reads is no maze
-            return Observation(width=frame.shape[1], height=frame.shape[0], ms=(time.perf_counter() - started) * 1e3,
-                               error="the card lattice does not line up with the cards: the cells the grid "
+            return Observation(error="the card lattice does not line up with the cards: the cells the grid "
                                      "sees cards on do not read as maze cards")
         _add_goals_found(observation, lattice, readings)
-        observation.ms = (time.perf_counter() - started) * 1e3
         return observation
 
     # ------------------------------------------------------------------ video
