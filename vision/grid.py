@@ -972,9 +972,32 @@ def _hypotheses(plane: TablePlane | None, work: _Work) -> list[np.ndarray]:
     for h in candidates:
         near = _seed_cells(work, h, reach=2.5)
         if len(near) >= 2:
-            scored.append((lattice_score(work, h, near), h))
+            scored.append((lattice_score(work, h, near), h, near))
+    if plane is not None and plane.source == "calibration":
+        # the cards' size is known: only hypotheses of that size are kept, when there are any
+        sized = [t for t in scored if _card_sized(plane, t[1], t[2])]
+        scored = sized or scored
     scored.sort(key=lambda t: -t[0])
-    return [h for _, h in scored[:KEEP_HYPOTHESES]]
+    return [h for _, h, _ in scored[:KEEP_HYPOTHESES]]
+
+
+# On a calibrated plane a lattice's pitch is measured in millimetres: the cards' own and a
+# gap of 0 to 2 mm. A hypothesis, before it is grown and refined, is a few percent off; the
+# edge score alone had kept six a sixth too small (parts of cards) over one of the right size.
+CALIBRATED_PITCH_SLACK = 0.1
+CALIBRATED_SQUARE_DEG = 8.0
+
+
+def _card_sized(plane: TablePlane, h: np.ndarray, cells: Collection[Cell]) -> bool:
+    """Whether the lattice's cells, in the middle of ``cells``, are about the cards' size on
+    the calibrated table and square to each other."""
+    middle = np.mean(np.array(list(cells), float), axis=0)
+    o, x, y = plane.to_plane(apply_homography(h, [middle, middle + (1, 0), middle + (0, 1)]))
+    a, b = x - o, y - o
+    sides = sorted((float(np.linalg.norm(a)), float(np.linalg.norm(b))))
+    skew = abs(float(a @ b)) / max(sides[0] * sides[1], 1e-9)
+    return (all(abs(side / pitch - 1) <= CALIBRATED_PITCH_SLACK for side, pitch in zip(sides, PITCH_MM))
+            and skew <= math.sin(math.radians(CALIBRATED_SQUARE_DEG)))
 
 
 def _plane_hypotheses(plane: TablePlane) -> list[np.ndarray]:

@@ -796,3 +796,21 @@ def test_a_cells_share_in_view_is_the_part_of_it_inside_the_frame():
     # cells 100 pixels square, the frame 250 wide: cell 2 straddles its right edge by half
     lattice = Lattice(np.array([[100.0, 0, 50], [0, -100, 50], [0, 0, 1]]), (250, 100), frozenset())
     assert [round(lattice.share_in_view((x, 0)), 3) for x in (0, 1, 2, 3)] == [1.0, 1.0, 0.5, 0.0]
+
+
+def test_on_a_calibrated_plane_only_lattices_of_the_cards_size_are_kept():
+    """A table calibration gives the plane in millimetres, so the cards' size is known: a
+    lattice a sixth too small (the edge score had preferred six such) or sheared is not."""
+    from calibration.markers import SHEET_LAYOUT
+    from calibration.table import TableCalibration
+    from vision.table import plane_from_calibration
+
+    s = table_scene(np.random.default_rng(4), size=SIZE)
+    image_to_sheet = np.diag([1.0, -1.0, 1.0]) @ np.linalg.inv(s.camera.plane_to_image)
+    calibration = TableCalibration(image_to_sheet, SIZE, SHEET_LAYOUT, "now", 0.2, tuple(SHEET_LAYOUT))
+    plane = plane_from_calibration(s.image, calibration)
+    cells = list(s.cells)
+    assert grid._card_sized(plane, s.image_from_maze, cells)
+    assert not grid._card_sized(plane, s.image_from_maze @ np.diag([5 / 6, 1.0, 1.0]), cells)
+    sheared = np.array([[1.0, 0.25, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    assert not grid._card_sized(plane, s.image_from_maze @ sheared, cells)
