@@ -1,7 +1,7 @@
 """Vision benchmark: whole table photos and filmed games with ground truth.
 
-    python bench/vision.py [--scenes 200] [--videos 6] [--scans DIR] [--lens K] [--size WxH] [--json]
-                           [--diagnose] [--photo K ...]
+    python bench/vision.py [--scenes 200] [--videos 6] [--scans DIR] [--lens K] [--size WxH]
+                           [--sheet-photos N] [--json] [--diagnose] [--photo K ...]
 
 * scenes: synthetic 1080p photos of random legal mazes (unseen seeds; camera pose, tilt,
   lens, light, glare, tables, hands, loose cards, crosswise cards), read from scratch:
@@ -17,6 +17,10 @@
   into one; ``--lens K`` takes the photos through a stronger barrel lens than the scenes'
   mild one (a corner moved by up to K of the half diagonal: wide webcam lenses reach 0.1),
   and ``--size`` takes them at another size than 1080p (a 720p webcam: 1280x720);
+  ``--sheet-photos N`` reads each photo as a fixed camera calibrated with the ArUco sheet
+  would: the sheet photographed N times by the photo's camera (the last in the middle of the
+  view, the others in its corners), ``calibrate-table`` on those photos (one photo: the
+  plane; two or more: the lens too), the photo read with that calibration;
 * videos: games filmed at 1080p by a fixed camera, hands bringing each card in; every
   frame goes through the pipeline and the tracker: commits that do not match the truth
   (wrong commits, the target is zero: a card read wrongly, a card removed that is not, a
@@ -43,16 +47,19 @@ if __package__ in (None, ""):  # run as a script: import from the repository roo
 import cv2
 import numpy as np
 
+from calibration.table import CalibrationError, calibrate_table
 from engine.catalogue import default_catalogue
 from vision.classes import is_half_turn_symmetric
 from vision.classify import DEFAULT_MODEL, Classifier
 from vision.pipeline import Pipeline
 from vision.printed import PrintedDeck, PrintedDeckError
-from vision.scenes import SceneOptions, table_scene, table_video
+from vision.scenes import SceneOptions, marker_sheet_photo, table_scene, table_video
 from vision.track import MazeTracker
 
 CATALOGUE = default_catalogue()
 SEED = 7_000_000  # far from every seed the tests and the training use
+# where --sheet-photos lays the marker sheet (shares of the frame), the last where it stays
+SHEET_SPOTS = ((0.25, 0.25), (0.75, 0.25), (0.75, 0.75), (0.25, 0.75), (0.5, 0.5))
 
 
 def same_card(face: str, rotation: int, truth_face: str, truth_rotation: int) -> bool:
@@ -73,7 +80,7 @@ def _frame_shift(read: dict, truth: dict) -> tuple[int, int] | None:
 
 def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, model=DEFAULT_MODEL,
            printed: PrintedDeck | None = None, lens: float = SceneOptions.barrel,
-           size: tuple[int, int] = (1920, 1080)) -> dict:
+           size: tuple[int, int] = (1920, 1080), sheet_photos: int = 0) -> dict:
     # as `tunnelvision check` reads a photo: OpenCV on its default threads (videos() sets one
     # before the next deck's photos run), the classifier on one
     cv2.setNumThreads(-1)
@@ -91,6 +98,18 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
     for k in indices:
         scene = first if k == indices[0] else table_scene(np.random.default_rng(SEED + k), size=size,
                                                           printed=printed, options=options)
+        if sheet_photos:
+            # the fixed camera calibrated as a player would: the sheet photographed where
+            # SHEET_SPOTS say, through the scene's camera and lens
+            sheet_rng = np.random.default_rng(SEED + 50_000 + k)
+            photos = [marker_sheet_photo(sheet_rng, scene.camera, at, options) for at in SHEET_SPOTS[-sheet_photos:]]
+            try:
+                pipeline.calibration = calibrate_table(photos)
+            except CalibrationError as exc:
+                pipeline.calibration = None
+                print(f"photo {k}: the table calibration failed, read without it: {exc}", file=sys.stderr)
+            else:
+                pipeline.calibration.lens.undistort(scene.image)  # the lens's maps, made once per camera
         observation = pipeline.observe(scene.image)
         before = (right, abstained, wrong, extra)
         photo_ms.append(observation.ms)
@@ -246,6 +265,9 @@ def main() -> int:
                              f"diagonal (default {SceneOptions.barrel}, a mild lens; wide webcam lenses reach 0.1)")
     parser.add_argument("--size", type=_size, default=(1920, 1080),
                         help="the photos' size, WIDTHxHEIGHT (default 1920x1080; the films stay 1080p)")
+    parser.add_argument("--sheet-photos", type=int, default=0, choices=range(len(SHEET_SPOTS) + 1),
+                        help="read each photo with a table calibration from this many photos of the marker sheet "
+                             "by the photo's camera (1: the plane; 2 or more: the lens too; default 0, markerless)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--diagnose", action="store_true", help="one line per photo on stderr")
     parser.add_argument("--photo", type=int, action="append", help="run only this photo (repeatable)")
@@ -267,7 +289,7 @@ def main() -> int:
         figures[name] = {}
         if args.scenes or args.photo:
             figures[name]["photos"] = scenes(args.scenes, args.diagnose, args.photo, args.model, deck, args.lens,
-                                             args.size)
+                                             args.size, args.sheet_photos)
         if args.videos:
             figures[name]["video"] = videos(args.videos, model=args.model, printed=deck)
     if args.json:
