@@ -32,6 +32,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from calibration.markers import MarkerLayout
+
 FloatArray = npt.NDArray[np.float64]
 # Beyond these the model stops being one-to-one inside the frame (k < -1/3) or the lens is
 # a fisheye, which one parameter does not describe.
@@ -93,8 +95,6 @@ def _canvas_maps(k: float, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
 
 # ----------------------------------------------------------------------------- fitting
 
-MarkerLayout = Mapping[int, Sequence[tuple[float, float]]]
-
 
 @dataclass(frozen=True)
 class LensFit:
@@ -109,8 +109,7 @@ class LensFitError(ValueError):
 
 
 def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
-    p = points @ h[:, :2].T + h[:, 2]
-    return p[:, :2] / p[:, 2:]
+    return cv2.perspectiveTransform(points.reshape(-1, 1, 2), h).reshape(-1, 2)
 
 
 def _rigid(theta: float, tx: float, ty: float) -> np.ndarray:
