@@ -1559,6 +1559,21 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
             if calibration is not None:
                 raise
             plane = None  # the photo itself may still show the lattice locally
+    lattice = _fit_on(frame, plane, work_width, reads_cards, locates_cards)
+    if plane is not None and plane.source == "calibration" and lattice.cells \
+            and not _card_sized(plane, lattice.image_from_maze, lattice.cells):
+        # nothing of the cards' size was found on the calibrated plane (drawn 13 of the
+        # bench: a lattice of 39 x 54 mm cells); the cards' own edges may still show it
+        try:
+            cards_plane = tbl.find_plane(frame, work_width=work_width)
+        except TableError:
+            cards_plane = None
+        return _fit_on(frame, cards_plane, work_width, reads_cards, locates_cards)
+    return lattice
+
+
+def _fit_on(frame: np.ndarray, plane: TablePlane | None, work_width: int, reads_cards: CardCheck | None,
+            locates_cards: CardFinder | None) -> Lattice:
     card_px = _card_px(plane) if plane is not None else 0.0
     work = _Work(frame, _working_width(frame.shape[1], card_px, work_width))
     grown = _grown_and_ranked(work, frame, _hypotheses(plane, work), reads_cards)

@@ -798,19 +798,45 @@ def test_a_cells_share_in_view_is_the_part_of_it_inside_the_frame():
     assert [round(lattice.share_in_view((x, 0)), 3) for x in (0, 1, 2, 3)] == [1.0, 1.0, 0.5, 0.0]
 
 
+def sheet_calibration(scene):
+    """What the marker sheet would measure of this table: image -> mm, y down the page."""
+    from calibration.markers import SHEET_LAYOUT
+    from calibration.table import TableCalibration
+
+    image_to_sheet = np.diag([1.0, -1.0, 1.0]) @ np.linalg.inv(scene.camera.plane_to_image)
+    return TableCalibration(image_to_sheet, scene.camera.size, SHEET_LAYOUT, "now", 0.2, tuple(SHEET_LAYOUT))
+
+
 def test_on_a_calibrated_plane_only_lattices_of_the_cards_size_are_kept():
     """A table calibration gives the plane in millimetres, so the cards' size is known: a
     lattice a sixth too small (the edge score had preferred six such) or sheared is not."""
-    from calibration.markers import SHEET_LAYOUT
-    from calibration.table import TableCalibration
     from vision.table import plane_from_calibration
 
     s = table_scene(np.random.default_rng(4), size=SIZE)
-    image_to_sheet = np.diag([1.0, -1.0, 1.0]) @ np.linalg.inv(s.camera.plane_to_image)
-    calibration = TableCalibration(image_to_sheet, SIZE, SHEET_LAYOUT, "now", 0.2, tuple(SHEET_LAYOUT))
-    plane = plane_from_calibration(s.image, calibration)
+    plane = plane_from_calibration(s.image, sheet_calibration(s))
     cells = list(s.cells)
     assert grid._card_sized(plane, s.image_from_maze, cells)
     assert not grid._card_sized(plane, s.image_from_maze @ np.diag([5 / 6, 1.0, 1.0]), cells)
     sheared = np.array([[1.0, 0.25, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
     assert not grid._card_sized(plane, s.image_from_maze @ sheared, cells)
+
+
+def test_a_calibrated_fit_not_of_the_cards_size_is_done_again_on_the_cards_own_plane(monkeypatch):
+    from vision.table import plane_from_calibration
+
+    s = table_scene(np.random.default_rng(4), size=SIZE)
+    calibration = sheet_calibration(s)
+    planes = []
+    real = grid._fit_on
+
+    def fit_on(frame, plane, *args):
+        planes.append(plane.source if plane is not None else None)
+        lattice = real(frame, plane, *args)
+        if plane is not None and plane.source == "calibration":  # as if it had fitted parts of cards
+            return replace(lattice, image_from_maze=lattice.image_from_maze @ np.diag([0.7, 0.7, 1.0]))
+        return lattice
+
+    monkeypatch.setattr(grid, "_fit_on", fit_on)
+    lattice = grid.fit_lattice(s.image, calibration=calibration)
+    assert planes == ["calibration", "cards"]
+    assert grid._card_sized(plane_from_calibration(s.image, calibration), lattice.image_from_maze, lattice.cells)
