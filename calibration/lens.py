@@ -73,7 +73,10 @@ class Lens:
             return frame
         h, w = frame.shape[:2]
         map1, map2 = _canvas_maps(self.k, w, h)
-        return cv2.remap(frame, map1, map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        # beyond the photo, its edge's pixels repeated: a black border looks to the grid like
+        # cards (flat, sharp-edged), and lattices grew over it (drawn 16 of the bench: 43
+        # cells seen as cards, not 25, and no maze)
+        return cv2.remap(frame, map1, map2, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 @functools.lru_cache(maxsize=4)
