@@ -982,22 +982,29 @@ def _hypotheses(plane: TablePlane | None, work: _Work) -> list[np.ndarray]:
 
 
 # On a calibrated plane a lattice's pitch is measured in millimetres: the cards' own and a
-# gap of 0 to 2 mm. A hypothesis, before it is grown and refined, is a few percent off; the
-# edge score alone had kept six a sixth too small (parts of cards) over one of the right size.
-CALIBRATED_PITCH_SLACK = 0.1
-CALIBRATED_SQUARE_DEG = 8.0
+# gap of 0 to 2 mm. A hypothesis, before it is grown and refined, may be a tenth off and
+# sheared (the edge score alone had kept six a sixth too small, parts of cards, over one of
+# the right size); a fitted lattice lies within a few percent (the calibration's own error
+# on a maze away from the sheet) and a degree or two. (pitch slack, shear in degrees)
+HYPOTHESIS_SIZE_SLACK = (0.1, 8.0)
+FITTED_SIZE_SLACK = (0.05, 3.0)
 
 
-def _card_sized(plane: TablePlane, h: np.ndarray, cells: Collection[Cell]) -> bool:
-    """Whether the lattice's cells, in the middle of ``cells``, are about the cards' size on
-    the calibrated table and square to each other."""
+def _size_error(plane: TablePlane, h: np.ndarray, cells: Collection[Cell]) -> tuple[float, float]:
+    """How far the lattice's cells, in the middle of ``cells``, are from the cards' size on
+    the calibrated table (the larger share a side is off by) and from square (degrees)."""
     middle = np.mean(np.array(list(cells), float), axis=0)
     o, x, y = plane.to_plane(apply_homography(h, [middle, middle + (1, 0), middle + (0, 1)]))
     a, b = x - o, y - o
     sides = sorted((float(np.linalg.norm(a)), float(np.linalg.norm(b))))
-    skew = abs(float(a @ b)) / max(sides[0] * sides[1], 1e-9)
-    return (all(abs(side / pitch - 1) <= CALIBRATED_PITCH_SLACK for side, pitch in zip(sides, PITCH_MM))
-            and skew <= math.sin(math.radians(CALIBRATED_SQUARE_DEG)))
+    skew = min(1.0, abs(float(a @ b)) / max(sides[0] * sides[1], 1e-9))
+    return max(abs(side / pitch - 1) for side, pitch in zip(sides, PITCH_MM)), math.degrees(math.asin(skew))
+
+
+def _card_sized(plane: TablePlane, h: np.ndarray, cells: Collection[Cell],
+                slack: tuple[float, float] = HYPOTHESIS_SIZE_SLACK) -> bool:
+    pitch, shear = _size_error(plane, h, cells)
+    return pitch <= slack[0] and shear <= slack[1]
 
 
 def _plane_hypotheses(plane: TablePlane) -> list[np.ndarray]:
@@ -1551,7 +1558,9 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
     edge cues can prefer a lattice at twice the pitch, or one a tunnel's width off, whose
     crops hold parts of several cards: the classifier reads those as nothing. When even
     the best reads few cards, its likely corrections (``_variants``) are tried too.
-    ``locates_cards`` says where the cards lie; the chosen lattice is refitted on them."""
+    ``locates_cards`` says where the cards lie; the chosen lattice is refitted on them.
+    On a calibrated plane the cards' size is known: a fit not of that size is done again
+    as without the calibration."""
     if plane is None:
         try:
             plane = tbl.find_plane(frame, calibration=calibration, work_width=work_width)
@@ -1559,17 +1568,36 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
             if calibration is not None:
                 raise
             plane = None  # the photo itself may still show the lattice locally
-    lattice = _fit_on(frame, plane, work_width, reads_cards, locates_cards)
-    if plane is not None and plane.source == "calibration" and lattice.cells \
-            and not _card_sized(plane, lattice.image_from_maze, lattice.cells):
-        # nothing of the cards' size was found on the calibrated plane (drawn 13 of the
-        # bench: a lattice of 39 x 54 mm cells); the cards' own edges may still show it
-        try:
-            cards_plane = tbl.find_plane(frame, work_width=work_width)
-        except TableError:
-            cards_plane = None
-        return _fit_on(frame, cards_plane, work_width, reads_cards, locates_cards)
-    return lattice
+    if plane is None or plane.source != "calibration":
+        return _fit_on(frame, plane, work_width, reads_cards, locates_cards)
+
+    def misfit(lattice: Lattice | None) -> float:
+        """How far from the cards' size, in FITTED_SIZE_SLACKs."""
+        if lattice is None or not lattice.cells:
+            return math.inf
+        pitch, shear = _size_error(plane, lattice.image_from_maze, lattice.cells)
+        return max(pitch / FITTED_SIZE_SLACK[0], shear / FITTED_SIZE_SLACK[1])
+
+    try:
+        lattice = _fit_on(frame, plane, work_width, reads_cards, locates_cards)
+    except GridError:
+        lattice = None
+    if misfit(lattice) <= 1:
+        return lattice
+    # nothing of the cards' size was found on the calibrated plane (drawn 13 of the bench:
+    # 39 x 54 mm cells; drawn 57: cells sheared 5 degrees, a cell off at the start): the
+    # cards' own edges may show it; of the two fits, the one nearer the cards' size
+    try:
+        cards_plane = tbl.find_plane(frame, work_width=work_width)
+    except TableError:
+        cards_plane = None
+    try:
+        again = _fit_on(frame, cards_plane, work_width, reads_cards, locates_cards)
+    except GridError:
+        if lattice is None:
+            raise
+        return lattice
+    return min((again, lattice), key=misfit)
 
 
 def _fit_on(frame: np.ndarray, plane: TablePlane | None, work_width: int, reads_cards: CardCheck | None,
