@@ -983,8 +983,8 @@ def _hypotheses(plane: TablePlane | None, work: _Work) -> list[np.ndarray]:
 
 # On a calibrated plane a lattice's pitch is measured in millimetres: the cards' own and a
 # gap of 0 to 2 mm. A hypothesis, before it is grown and refined, may be a tenth off and
-# sheared (the edge score alone had kept six a sixth too small, parts of cards, over one of
-# the right size); a fitted lattice lies within a few percent (the calibration's own error
+# sheared (the edge score alone had kept six 14 to 29 % too small, parts of cards, over one
+# of the right size); a fitted lattice lies within a few percent (the calibration's own error
 # on a maze away from the sheet) and a degree or two. (pitch slack, shear in degrees)
 HYPOTHESIS_SIZE_SLACK = (0.1, 8.0)
 FITTED_SIZE_SLACK = (0.05, 3.0)

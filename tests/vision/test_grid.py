@@ -809,7 +809,8 @@ def sheet_calibration(scene):
 
 def test_on_a_calibrated_plane_only_lattices_of_the_cards_size_are_kept():
     """A table calibration gives the plane in millimetres, so the cards' size is known: a
-    lattice a sixth too small (the edge score had preferred six such) or sheared is not."""
+    lattice a sixth too small (the edge score had preferred six such, on drawn 28 of the bench) or
+    sheared is not."""
     from vision.table import plane_from_calibration
 
     s = table_scene(np.random.default_rng(4), size=SIZE)
