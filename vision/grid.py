@@ -1588,11 +1588,7 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
     # 39 x 54 mm cells; drawn 57: cells sheared 5 degrees, a cell off at the start): the
     # cards' own edges may show it; of the two fits, the one nearer the cards' size
     try:
-        cards_plane = tbl.find_plane(frame, work_width=work_width)
-    except TableError:
-        cards_plane = None
-    try:
-        again = _fit_on(frame, cards_plane, work_width, reads_cards, locates_cards)
+        again = fit_lattice(frame, work_width=work_width, reads_cards=reads_cards, locates_cards=locates_cards)
     except GridError:
         if lattice is None:
             raise

@@ -4,6 +4,7 @@ camera and lens are known: the renderer's photos of the sheet lying in several p
 from __future__ import annotations
 
 import json
+
 import cv2
 import numpy as np
 import pytest

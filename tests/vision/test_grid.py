@@ -37,6 +37,8 @@ from vision.grid import (
 from vision.scenes import table_scene, table_video
 from vision.table import PITCH_RATIO, translation
 
+from .conftest import sheet_calibration
+
 SIZE = (1280, 720)
 SCENE_SEEDS = range(500, 532)
 
@@ -796,15 +798,6 @@ def test_a_cells_share_in_view_is_the_part_of_it_inside_the_frame():
     # cells 100 pixels square, the frame 250 wide: cell 2 straddles its right edge by half
     lattice = Lattice(np.array([[100.0, 0, 50], [0, -100, 50], [0, 0, 1]]), (250, 100), frozenset())
     assert [round(lattice.share_in_view((x, 0)), 3) for x in (0, 1, 2, 3)] == [1.0, 1.0, 0.5, 0.0]
-
-
-def sheet_calibration(scene):
-    """What the marker sheet would measure of this table: image -> mm, y down the page."""
-    from calibration.markers import SHEET_LAYOUT
-    from calibration.table import TableCalibration
-
-    image_to_sheet = np.diag([1.0, -1.0, 1.0]) @ np.linalg.inv(scene.camera.plane_to_image)
-    return TableCalibration(image_to_sheet, scene.camera.size, SHEET_LAYOUT, "now", 0.2, tuple(SHEET_LAYOUT))
 
 
 def test_on_a_calibrated_plane_only_lattices_of_the_cards_size_are_kept():

@@ -7,14 +7,11 @@ to trust it, and a picture without cards is refused in words.
 """
 
 import math
-from datetime import UTC, datetime
 
 import cv2
 import numpy as np
 import pytest
 
-from calibration.markers import SHEET_LAYOUT
-from calibration.table import TableCalibration
 from vision.scenes import table_scene
 from vision.table import (
     TableError,
@@ -27,20 +24,14 @@ from vision.table import (
     texture_threshold,
 )
 
+from .conftest import sheet_calibration
+
 SIZE = (1280, 720)
-
-
-def calibration_for(scene) -> TableCalibration:
-    """What a perfect marker sheet on this table would have measured: image -> table mm in
-    the sheet's frame, whose y runs down the page (the scenes' plane runs north)."""
-    image_to_sheet = np.diag([1.0, -1.0, 1.0]) @ np.linalg.inv(scene.camera.plane_to_image)
-    return TableCalibration(image_to_sheet / image_to_sheet[2, 2], scene.image.shape[1::-1], SHEET_LAYOUT,
-                            datetime.now(UTC).isoformat(), 0.2, tuple(SHEET_LAYOUT))
 
 
 def test_a_calibration_gives_the_plane_exactly_and_a_view_of_the_table():
     scene = table_scene(np.random.default_rng(1), size=SIZE)
-    plane = plane_from_calibration(scene.image, calibration_for(scene))
+    plane = plane_from_calibration(scene.image, sheet_calibration(scene))
     cells = np.array(list(scene.cells), float)
     centres = apply_homography(scene.image_from_maze, cells)
     assert np.allclose(plane.to_plane(centres), cells * scene.pitch_mm, atol=1e-6)
@@ -55,7 +46,7 @@ def test_a_calibration_gives_the_plane_exactly_and_a_view_of_the_table():
 def test_a_calibration_from_another_resolution_is_rescaled():
     scene = table_scene(np.random.default_rng(2), size=SIZE)
     half = cv2.resize(scene.image, (SIZE[0] // 2, SIZE[1] // 2), interpolation=cv2.INTER_AREA)
-    plane = plane_from_calibration(half, calibration_for(scene))
+    plane = plane_from_calibration(half, sheet_calibration(scene))
     centre = apply_homography(scene.image_from_maze, [(0, 0)])[0]
     assert np.allclose(plane.to_plane([(centre + 0.5) / 2 - 0.5]), [[0, 0]], atol=1.5)
 
