@@ -213,9 +213,11 @@ class Lattice:
         return float(np.mean(np.linalg.norm(q[:, 1] - q[:, 0], axis=1)))
 
 
-# What share of a lattice's cells show a whole maze card (the frame, the lattice): the
-# classifier's judgement, which fit_lattice may be given to weigh its hypotheses.
-CardCheck = Callable[[np.ndarray, Lattice], float]
+# What share of each lattice's cells show a whole maze card (the frame, the lattices): the
+# classifier's judgement, which fit_lattice may be given to weigh its hypotheses. Lattices
+# come in batches because the classifier reads a batch of crops far faster than one by one
+# (the search by reading alone judges thousands of one-cell lattices).
+CardCheck = Callable[[np.ndarray, Sequence[Lattice]], Sequence[float]]
 # Where the cards of these cells lie (the frame, the lattice, the cells): cell -> the card's
 # centre in frame pixels, for the cells whose card was found. The classifier's judgement,
 # which fit_lattice may be given to correct a lattice's drift.
@@ -1116,16 +1118,17 @@ def _lattices_read_at(seed: np.ndarray, pairs, frame: np.ndarray, reads_cards: C
     """``_reading_hypotheses`` at one spot (frame pixels), along these pairs of card-edge
     directions: the best READ_KEEP lattices that read a card there and on half the ring."""
     size = (frame.shape[1], frame.shape[0])
-    hits = []
+    trials = []
     for (a1, a2), ratio, short in itertools.product(pairs, FORESHORTENING, READ_SIZES):
         for across, along in ((a1, a2), (a2, -a1)):
             x_axis, y_axis = across * short, -along * short * PITCH_RATIO * ratio
             for px, py in READ_PHASES:
                 origin = seed + px * x_axis + py * y_axis
-                h = np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]], [0, 0, 1.0]])
-                if reads_cards(frame, Lattice(h, size, frozenset({(0, 0)}))) > 0:
-                    hits.append(h)
-    shares = [reads_cards(frame, Lattice(h, size, READ_RING)) for h in hits]
+                trials.append(np.array([[x_axis[0], y_axis[0], origin[0]], [x_axis[1], y_axis[1], origin[1]],
+                                        [0, 0, 1.0]]))
+    at_seed = reads_cards(frame, [Lattice(h, size, frozenset({(0, 0)})) for h in trials])
+    hits = [h for h, share in zip(trials, at_seed) if share > 0]
+    shares = reads_cards(frame, [Lattice(h, size, READ_RING) for h in hits])
     best = sorted(range(len(hits)), key=lambda i: -shares[i])[:READ_KEEP]  # a stable sort: the first of equals
     return [hits[i] for i in best if shares[i] >= 0.5]
 
@@ -1633,7 +1636,7 @@ def _fit_on(frame: np.ndarray, plane: TablePlane | None, work_width: int, reads_
     if locates_cards is not None:
         centred = _centred_on_cards(work, frame, lattice, locates_cards, centres)
         # small or blurred cards can be found too coarsely: keep what reads more cards
-        if centred is not lattice and (reads_cards is None or reads_cards(frame, centred) >= reads_cards(frame, lattice)):
+        if centred is not lattice and (reads_cards is None or _reads_no_fewer(reads_cards, frame, centred, lattice)):
             return centred
     return lattice
 
@@ -1738,16 +1741,18 @@ def _reads_poorly(rank: tuple[float, float]) -> bool:
 def _regrown_variants(work: _Work, frame: np.ndarray, h: np.ndarray, reads_cards: CardCheck) -> list:
     """The _variants of lattice ``h`` whose cells near the maze's seed the classifier reads
     best as maze cards, grown and ranked as fit_lattice ranks its hypotheses."""
-    screened = []
+    size = (frame.shape[1], frame.shape[0])
+    variants, near_cells = [], []
     for v in _variants(h, _seed_px(work)):
         hv = h @ v
         if _aspect_plausibility(hv, frame.shape) < 0.3:
             continue
         near = _seed_cells(work, hv, reach=2.5)
         if len(near) >= 3:
-            near = near[::math.ceil(len(near) / VARIANT_CELLS)]
-            screened.append((_card_share(reads_cards, hv, frame, near), hv))
-    screened.sort(key=lambda t: -t[0])
+            variants.append(hv)
+            near_cells.append(frozenset(near[::math.ceil(len(near) / VARIANT_CELLS)]))
+    shares = reads_cards(frame, [Lattice(hv / hv[2, 2], size, near) for hv, near in zip(variants, near_cells)])
+    screened = sorted(zip(shares, variants), key=lambda t: -t[0])
     return _grown_and_ranked(work, frame, [hv for _, hv in screened[:VARIANTS_GROWN]], reads_cards)
 
 
@@ -1768,7 +1773,13 @@ def _grown_and_ranked(work: _Work, frame: np.ndarray, hypotheses: list[np.ndarra
 def _card_share(reads_cards: CardCheck, h: np.ndarray, frame: np.ndarray, cells: list[Cell]) -> float:
     """``reads_cards`` on up to VERIFY_CELLS of the cells, spread over them."""
     step = max(1, math.ceil(len(cells) / VERIFY_CELLS))
-    return reads_cards(frame, Lattice(h / h[2, 2], (frame.shape[1], frame.shape[0]), frozenset(cells[::step])))
+    return reads_cards(frame, [Lattice(h / h[2, 2], (frame.shape[1], frame.shape[0]), frozenset(cells[::step]))])[0]
+
+
+def _reads_no_fewer(reads_cards: CardCheck, frame: np.ndarray, lattice: Lattice, than: Lattice) -> bool:
+    """Whether the classifier surely reads as large a share of this lattice's cells as cards."""
+    mine, theirs = reads_cards(frame, [lattice, than])
+    return mine >= theirs
 
 
 def _working_width(frame_width: int, card_px: float, work_width: int) -> int:

@@ -167,6 +167,7 @@ def test_a_card_check_decides_between_grown_hypotheses(monkeypatch):
         return float(np.median(np.abs(pos - np.round(pos)).max(axis=1)))
 
     def whole_cards_on(h):
+        @batched
         def check(frame, lattice):
             centres = apply_homography(np.linalg.inv(h), [lattice.centre(c) for c in sorted(lattice.cells)])
             return float(np.mean(np.abs(centres - np.round(centres)).max(axis=1) < 0.1))
@@ -714,9 +715,10 @@ def test_reading_looks_past_a_hand_over_the_busiest_spot():
     under_hand = np.floor((grid._seed_px(work) - (x0, y0)) / card)  # the card the busiest spot lies on
     reads = block_reader((x0, y0), card, (5, 3))
 
+    @batched
     def reads_cards(frame, lattice):
         shares = [0.0 if (np.floor((lattice.centre(c) - (x0, y0)) / card) == under_hand).all()
-                  else reads(frame, replace(lattice, cells=frozenset({c}))) for c in lattice.cells]
+                  else reads(frame, [replace(lattice, cells=frozenset({c}))])[0] for c in lattice.cells]
         return float(np.mean(shares))
 
     found = grid._reading_hypotheses(work, image, reads_cards)
@@ -724,11 +726,17 @@ def test_reading_looks_past_a_hand_over_the_busiest_spot():
     assert_on_the_cards(found[0], (x0, y0), card)
 
 
+def batched(check):
+    """A card check of one lattice as fit_lattice calls it: on a batch of lattices."""
+    return lambda frame, lattices: [check(frame, lattice) for lattice in lattices]
+
+
 def block_reader(corner, card, block=(3, 3)):
     """A stand-in for the classifier's check on the block of cards (columns x rows) whose north-west
     corner is at ``corner`` (cards ``card`` pixels, square to the picture): a cell reads as
     a card where its crop lies on one within the classifier's tolerance (a fifth of a card
     across, an eighth along), square to it and of its size."""
+    @batched
     def reads_cards(frame, lattice):
         hits = []
         for c in lattice.cells:

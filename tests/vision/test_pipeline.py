@@ -539,6 +539,24 @@ def test_a_card_is_found_in_the_middle_of_the_shifts_that_read_it():
     assert _card_offset([reading(None)] * len(CENTRE_SHIFTS)) is None
 
 
+def test_lattices_checked_in_batches_read_as_each_alone(pipeline, monkeypatch):
+    """The lattice checks read many lattices' crops in batches (a batch is read several
+    times faster than its crops one by one): each lattice's share is what it reads alone,
+    wherever the batches split the lattices."""
+    import vision.pipeline as vp
+
+    s = scene(41)
+    truth = truth_lattice(s)
+    half_off = replace(truth, image_from_maze=truth.image_from_maze @ np.array([[1, 0, 0.5], [0, 1, 0], [0, 0, 1.0]]))
+    cells = sorted(s.cells)
+    lattices = [replace(lattice, cells=frozenset(cells[k:k + size]))
+                for lattice in (truth, half_off) for k, size in ((0, 1), (1, 5), (6, 3), (9, 12))]
+    alone = [pipeline._reads_cards(s.image, [lattice])[0] for lattice in lattices]
+    assert min(alone[:4]) == 1.0 and min(alone[4:]) < 0.5  # the premise: they differ
+    monkeypatch.setattr(vp, "READ_BATCH", 4)
+    assert pipeline._reads_cards(s.image, lattices) == alone
+
+
 class GoalReader:
     """A classifier stand-in for the goal searches: the crops of one place, at the shifts of
     GOAL_SEARCH or GOAL_SEARCH_ACROSS (told apart by their count), read surely as a goal
