@@ -11,7 +11,9 @@
   right as far as the photo shows them: a card under a hand can only be reported
   uncertain), photos whose maze was anchored a cell or more off (every card named
   wrongly), and the time of a cold single photo (model loading included; OpenCV on
-  its default threads and the classifier on one, as `tunnelvision check` runs); ``--diagnose``
+  its default threads and the classifier on one, as `tunnelvision check` runs) and of
+  every photo (median, 90th percentile, slowest: a photo whose edges mislead the grid is
+  searched by reading, and takes longer); ``--diagnose``
   prints one line per photo (right, abstained and how many of those in view, wrong, read
   where none lies, ms) to stderr, and ``--photo K`` runs only photo K (repeatable) to look
   into one; ``--lens K`` takes the photos through a stronger barrel lens than the scenes'
@@ -176,6 +178,8 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         "photos_framed_off": framed_off,
         "cold_single_photo_ms": round(cold_ms, 1),
         "photo_ms_median": round(float(np.median(photo_ms)), 1),
+        "photo_ms_p90": round(float(np.percentile(photo_ms, 90)), 1),
+        "photo_ms_max": round(float(np.max(photo_ms)), 1),
         "minutes": round((time.perf_counter() - started) / 60, 1),
     }
 
@@ -233,7 +237,8 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
         print(f"  boards fully right {p['boards_fully_right']:.1%}, right as far as the photo shows them "
               f"{p['boards_right_as_far_as_seen']:.1%}; no maze found in {p['photos_without_a_maze_found']}, "
               f"framed a cell or more off in {p['photos_framed_off']}")
-        print(f"  cold single photo {p['cold_single_photo_ms']:.0f} ms; median photo {p['photo_ms_median']:.0f} ms")
+        print(f"  cold single photo {p['cold_single_photo_ms']:.0f} ms; photos: median {p['photo_ms_median']:.0f} ms, "
+              f"90th percentile {p['photo_ms_p90']:.0f} ms, slowest {p['photo_ms_max']:.0f} ms")
     if v is None:
         return
     print(f"  {v['videos']} filmed games, {v['frames']} frames, {v['placements_filmed']} placements: "
