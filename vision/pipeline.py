@@ -10,9 +10,10 @@ frame is busy (a hand over the maze, or motion) so the tracker does not commit f
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -44,7 +45,7 @@ PLAUSIBLE_ALIEN_SHARE = 0.4
 # A photo's lattice must also read this share of its occupied cells surely as maze cards (on
 # the bench photos, lattices that do not line up read 0.12-0.32; those that do, 0.54 or more).
 PHOTO_SURE_SHARE = 0.4
-READ_BATCH = 256  # crops the lattice checks read at once
+READ_BATCH = 256  # crops made and read at once where many are read (the searches)
 MOTION_WIDTH = 320  # the frame is compared at this width: enough for a hand, cheap
 # A tracked lattice is kept without re-judging while no block of CHANGE_BLOCK x CHANGE_BLOCK
 # pixels (at MOTION_WIDTH: about a third of a card) of the frame, blurred by CHANGE_BLUR
@@ -125,19 +126,6 @@ def _neighbourhood(cells) -> list[Cell]:
 def _recrop(frame: np.ndarray, lattice: Lattice):
     """Crops of a cell slightly shifted or scaled about its centre, for re-examining it."""
     return lambda cell, variant: moved_crop(frame, lattice, cell, *RECROPS[variant], size=CROP)
-
-
-def _batches(lattices: Sequence[Lattice], cells: int) -> Iterator[list[Lattice]]:
-    """The lattices in order, in groups of about this many cells in all."""
-    batch, count = [], 0
-    for lattice in lattices:
-        batch.append(lattice)
-        count += len(lattice.cells)
-        if count >= cells:
-            yield batch
-            batch, count = [], 0
-    if batch:
-        yield batch
 
 
 def _sure(reading) -> bool:
@@ -352,22 +340,26 @@ class Pipeline:
 
     # ------------------------------------------------------------------ stages
 
+    def _read_all(self, crops: Iterable[np.ndarray]) -> list:
+        """The classifier's readings of these crops, made and read READ_BATCH at a time: a batch
+        reads each crop as reading it alone does, several times faster, and the goal search
+        and the search by reading alone make thousands (a few hundred megabytes at once)."""
+        crops, readings = iter(crops), []
+        while batch := list(itertools.islice(crops, READ_BATCH)):
+            readings += self.classifier.classify(batch)
+        return readings
+
     def _reads_cards(self, frame: np.ndarray, lattices: Sequence[Lattice]) -> list[float]:
-        """For each lattice, the share of its cells the classifier surely reads as a maze card.
-        The crops are read in batches of some READ_BATCH: a batch reads each crop as reading it
-        alone does, several times faster, and holds a few megabytes of crops at a time."""
-        shares = []
-        for batch in _batches(lattices, READ_BATCH):
-            crops = [crop for lattice in batch for crop in cell_crops(frame, lattice, sorted(lattice.cells), CROP)]
-            sure = iter(map(_sure, self.classifier.classify(crops)))
-            shares += [sum(next(sure) for _ in lattice.cells) / max(len(lattice.cells), 1) for lattice in batch]
-        return shares
+        """For each lattice, the share of its cells the classifier surely reads as a maze card."""
+        sure = iter(map(_sure, self._read_all(
+            crop for lattice in lattices for crop in cell_crops(frame, lattice, sorted(lattice.cells), CROP))))
+        return [sum(next(sure) for _ in lattice.cells) / max(len(lattice.cells), 1) for lattice in lattices]
 
     def _locates_cards(self, frame: np.ndarray, lattice: Lattice, cells) -> dict[Cell, np.ndarray]:
         """Where the cards of these cells lie (frame pixels), for those the classifier
         finds: each is read from crops shifted along and across (CENTRE_SHIFTS)."""
-        crops = [moved_crop(frame, lattice, c, dx, dy, size=CROP) for c in cells for dx, dy in CENTRE_SHIFTS]
-        readings = self.classifier.classify(crops)
+        readings = self._read_all(moved_crop(frame, lattice, c, dx, dy, size=CROP)
+                                  for c in cells for dx, dy in CENTRE_SHIFTS)
         found = {}
         for i, (x, y) in enumerate(cells):
             offset = _card_offset(readings[i * len(CENTRE_SHIFTS):(i + 1) * len(CENTRE_SHIFTS)])
@@ -509,8 +501,8 @@ class Pipeline:
         equally sure readings would be the first shift tried)."""
         width, height = lattice.frame_size
         places = [c for c in places if 0 <= (p := lattice.centre(c))[0] < width and 0 <= p[1] < height]
-        crops = [moved_crop(frame, lattice, c, dx, dy, size=CROP) for c in places for dx, dy in shifts]
-        readings = iter(self.classifier.classify(crops))
+        readings = iter(self._read_all(moved_crop(frame, lattice, c, dx, dy, size=CROP)
+                                       for c in places for dx, dy in shifts))
         found, at = {}, {}
         for (x, y) in places:
             goals = [(r, d) for r, d in zip((next(readings) for _ in shifts), shifts)
@@ -544,7 +536,7 @@ class Pipeline:
                   and 0 <= p[1] < height]
         shifts = [((x, y), dx, dy) for x, y in places for dx, dy in AROUND_STEPS]
         spots = [(x + dx, y + dy) for (x, y), dx, dy in shifts]
-        readings = self.classifier.classify([moved_crop(frame, lattice, c, dx, dy, size=CROP) for c, dx, dy in shifts])
+        readings = self._read_all(moved_crop(frame, lattice, c, dx, dy, size=CROP) for c, dx, dy in shifts)
         cards: list[list] = [[[k], None] for k in known]  # [spots, best reading] per goal card
         for spot, r in zip(spots, readings):
             if not (_sure(r) and is_goal(r.face)):
