@@ -387,6 +387,25 @@ def test_a_plain_photo_is_read_from_scratch(pipeline):
     assert read_right >= 0.9 * cards
 
 
+def test_a_large_photo_is_read_at_the_read_side(pipeline, monkeypatch):
+    """A phone's photo (here a plain one, three times the test size: 3840 x 2160) is read at
+    READ_SIDE pixels on its long side, where the grid and the crops were measured: its
+    cards as at the size it was drawn at, the photo's own size reported."""
+    import vision.pipeline as vp
+
+    s = scene(44)
+    large = cv2.resize(s.image, (3840, 2160), interpolation=cv2.INTER_LINEAR)
+    sizes = []
+    fit = vp.fit_lattice
+    monkeypatch.setattr(vp, "fit_lattice", lambda frame, **kw: sizes.append(frame.shape[1::-1]) or fit(frame, **kw))
+    observation = pipeline.observe(large)
+    assert sizes == [(vp.READ_SIDE, round(vp.READ_SIDE * 9 / 16))]
+    assert (observation.width, observation.height) == (3840, 2160) and observation.error is None
+    seen = {c.cell: c for c in observation.cards}
+    assert set(seen) == set(s.cells)
+    assert all(right(card, s.cells[cell], pipeline.catalogue) for cell, card in seen.items())
+
+
 def test_a_wrong_lattice_that_reads_most_of_its_cells_as_cards_still_has_its_variants_tried(pipeline):
     # a regression guard: on this plain photo with sensor noise the best lattice grown from
     # the edges is two thirds of a card across and a card's width along, and the classifier
