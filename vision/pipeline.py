@@ -250,7 +250,8 @@ class Pipeline:
         """Read one photo from scratch."""
         started = time.perf_counter()
         observation = self._observe(_within_read_side(self._undistorted(frame)))
-        # the photo's size, not its undistorted canvas's; the time, undistorting included
+        # the photo's own size, not its undistorted canvas's or the size it was read at; the
+        # time, undistorting and bringing it down included
         observation.width, observation.height = frame.shape[1], frame.shape[0]
         observation.ms = (time.perf_counter() - started) * 1e3
         return observation
@@ -358,7 +359,7 @@ class Pipeline:
     def _read_all(self, crops: Iterable[np.ndarray]) -> list:
         """The classifier's readings of these crops, made and read READ_BATCH at a time: a batch
         reads each crop as reading it alone does, several times faster, and the goal search
-        and the search by reading alone make thousands (a few hundred megabytes at once)."""
+        and the search by reading alone make thousands (all at once, over a gigabyte)."""
         crops, readings = iter(crops), []
         while batch := list(itertools.islice(crops, READ_BATCH)):
             readings += self.classifier.classify(batch)
