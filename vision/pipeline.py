@@ -225,7 +225,7 @@ class Step:
     empty: set[Cell]
     busy: bool
     lattice: Lattice | None
-    frame: np.ndarray  # the frame as read (undistorted when the calibration knows the lens): the lattice's pixels
+    frame: np.ndarray  # the frame as read (undistorted when the calibration knows the lens, within READ_SIDE): the lattice's pixels
     note: str | None = None  # something the user should hear of: the camera moved off its calibration
 
 
@@ -287,7 +287,8 @@ class Pipeline:
     def step(self, frame: np.ndarray) -> Step:
         """Read the next frame of a fixed camera."""
         started = time.perf_counter()
-        frame = self._undistorted(frame)
+        whole = self._undistorted(frame)  # the calibration's markers are looked for at its size
+        frame = _within_read_side(whole)
         if self._tracker is None:
             self._tracker = GridTracker(calibration=self.calibration, reads_cards=self._reads_cards,
                                         locates_cards=self._locates_cards)
@@ -297,7 +298,7 @@ class Pipeline:
             if self._tracker.lattice is not None and _same_view(small, self._judged_small):
                 lattice = self._tracker.lattice  # nothing moved: its judgement stands
             else:
-                note = self._recheck_calibration(frame)
+                note = self._recheck_calibration(whole)
                 lattice = self._tracker.update(frame)
                 self._judged_small = small
             if not lattice.anchored:

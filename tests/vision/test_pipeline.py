@@ -390,7 +390,8 @@ def test_a_plain_photo_is_read_from_scratch(pipeline):
 def test_a_large_photo_is_read_at_the_read_side(pipeline, monkeypatch):
     """A phone's photo (here a plain one, three times the test size: 3840 x 2160) is read at
     READ_SIDE pixels on its long side, where the grid and the crops were measured: its
-    cards as at the size it was drawn at, the photo's own size reported."""
+    cards as at the size it was drawn at, the photo's own size reported; and so is a frame
+    of a camera that sends that size."""
     import vision.pipeline as vp
 
     s = scene(44)
@@ -404,6 +405,10 @@ def test_a_large_photo_is_read_at_the_read_side(pipeline, monkeypatch):
     seen = {c.cell: c for c in observation.cards}
     assert set(seen) == set(s.cells)
     assert all(right(card, s.cells[cell], pipeline.catalogue) for cell, card in seen.items())
+    # a camera sending such frames: each read at READ_SIDE, and the lattice in its pixels
+    step = Pipeline(Classifier()).step(large)
+    assert step.frame.shape[1::-1] == sizes[0] == step.lattice.frame_size
+    assert {c.cell for c in step.observation.cards} == set(s.cells)
 
 
 def test_a_wrong_lattice_that_reads_most_of_its_cells_as_cards_still_has_its_variants_tried(pipeline):
