@@ -1741,8 +1741,7 @@ def _reads_poorly(rank: tuple[float, float]) -> bool:
 def _regrown_variants(work: _Work, frame: np.ndarray, h: np.ndarray, reads_cards: CardCheck) -> list:
     """The _variants of lattice ``h`` whose cells near the maze's seed the classifier reads
     best as maze cards, grown and ranked as fit_lattice ranks its hypotheses."""
-    size = (frame.shape[1], frame.shape[0])
-    variants, near_cells = [], []
+    variants, checked = [], []
     for v in _variants(h, _seed_px(work)):
         hv = h @ v
         if _aspect_plausibility(hv, frame.shape) < 0.3:
@@ -1750,9 +1749,8 @@ def _regrown_variants(work: _Work, frame: np.ndarray, h: np.ndarray, reads_cards
         near = _seed_cells(work, hv, reach=2.5)
         if len(near) >= 3:
             variants.append(hv)
-            near_cells.append(frozenset(near[::math.ceil(len(near) / VARIANT_CELLS)]))
-    shares = reads_cards(frame, [Lattice(hv / hv[2, 2], size, near) for hv, near in zip(variants, near_cells)])
-    screened = sorted(zip(shares, variants), key=lambda t: -t[0])
+            checked.append(_spread_over(hv, frame, near, VARIANT_CELLS))
+    screened = sorted(zip(reads_cards(frame, checked), variants), key=lambda t: -t[0])
     return _grown_and_ranked(work, frame, [hv for _, hv in screened[:VARIANTS_GROWN]], reads_cards)
 
 
@@ -1760,20 +1758,21 @@ def _grown_and_ranked(work: _Work, frame: np.ndarray, hypotheses: list[np.ndarra
                       reads_cards: CardCheck | None) -> list:
     """Each hypothesis grown, with fit_lattice's rank: (score x card share, score), or
     (score,) without a card check."""
-    out = []
+    grown = []
     for h0 in hypotheses:
         h, refined, cells = _grow(work, h0)
         if refined is not None and cells:
-            score = lattice_score(work, h)
-            rank = (score * _card_share(reads_cards, h, frame, cells), score) if reads_cards else (score,)
-            out.append((rank, h, refined))
-    return out
+            grown.append((lattice_score(work, h), h, refined, cells))
+    if not reads_cards:
+        return [((score,), h, refined) for score, h, refined, _ in grown]
+    shares = reads_cards(frame, [_spread_over(h, frame, cells, VERIFY_CELLS) for _, h, _, cells in grown])
+    return [((score * share, score), h, refined) for (score, h, refined, _), share in zip(grown, shares)]
 
 
-def _card_share(reads_cards: CardCheck, h: np.ndarray, frame: np.ndarray, cells: list[Cell]) -> float:
-    """``reads_cards`` on up to VERIFY_CELLS of the cells, spread over them."""
-    step = max(1, math.ceil(len(cells) / VERIFY_CELLS))
-    return reads_cards(frame, [Lattice(h / h[2, 2], (frame.shape[1], frame.shape[0]), frozenset(cells[::step]))])[0]
+def _spread_over(h: np.ndarray, frame: np.ndarray, cells: list[Cell], most: int) -> Lattice:
+    """Lattice ``h`` on up to ``most`` of the cells, spread over them: what a card check reads."""
+    step = max(1, math.ceil(len(cells) / most))
+    return Lattice(h / h[2, 2], (frame.shape[1], frame.shape[0]), frozenset(cells[::step]))
 
 
 def _reads_no_fewer(reads_cards: CardCheck, frame: np.ndarray, lattice: Lattice, than: Lattice) -> bool:
