@@ -177,23 +177,43 @@ def _circular_smooth(hist: np.ndarray, sigma: float) -> np.ndarray:
 def direction_pair(seg: np.ndarray) -> tuple[float, float, float]:
     """The two segment directions (degrees, mod 180) a card lattice would show: the pair
     about a right angle apart with the most length, and that length's share of all."""
+    return direction_pairs(seg, 1)[0]
+
+
+def direction_pairs(seg: np.ndarray, count: int, apart: float = 6.0) -> list[tuple[float, float, float]]:
+    """Up to ``count`` pairs of segment directions a card lattice would show, best first
+    (``direction_pair``'s, then the next pairs with the most length, each differing from
+    every pair before it by more than ``apart`` degrees in one of its directions at least):
+    among few small cards an arm, a seam or a table's stripes can outvote a card side."""
     angles, lengths = _angles_and_lengths(seg)
     # a card edge is short; an arm, a table's edge or a board seam is one long line that
     # must not outvote the many short card edges: cap each segment's say
     weights = np.minimum(lengths, 2.5 * np.median(lengths)) if len(lengths) else lengths
     hist = np.bincount(np.round(angles).astype(int) % 180, weights=weights, minlength=180)
     smooth = _circular_smooth(hist, 2.0)
-    best, pair = -1.0, (0.0, 90.0)
     lo, hi = FAMILY_ANGLE_RANGE_DEG
-    for a in range(180):
-        offsets = np.arange(int(lo), int(hi) + 1)
-        b_candidates = (a + offsets) % 180
-        j = int(np.argmax(smooth[b_candidates]))
-        score = math.sqrt(smooth[a] * smooth[b_candidates[j]])  # both families must be there
-        if score > best:
-            best, pair = score, (float(a), float(b_candidates[j]))
-    share = best * 2 * 5 / max(weights.sum(), 1e-9)  # ~ weight share within +-2.5 deg of both peaks
-    return _peak(hist, pair[0]), _peak(hist, pair[1]), float(min(share, 1.0))
+    second = (np.arange(180)[:, None] + np.arange(int(lo), int(hi) + 1)[None, :]) % 180  # row a: a's partners
+    scores = np.sqrt(smooth[:, None] * smooth[second]).ravel()  # both families must be there
+    total = max(weights.sum(), 1e-9)
+    pairs: list[tuple[float, float, float]] = []
+    taken: list[tuple[int, int]] = []
+    for i in np.argsort(-scores, kind="stable"):  # the first of equals, as a scan would find
+        a, b = int(i // second.shape[1]), int(second.ravel()[i])
+        if any(near_pair((a, b), t, apart) for t in taken):
+            continue
+        share = scores[i] * 2 * 5 / total  # ~ weight share within +-2.5 deg of both peaks
+        pairs.append((_peak(hist, a), _peak(hist, b), float(min(share, 1.0))))
+        taken.append((a, b))
+        if len(pairs) == count:
+            break
+    return pairs
+
+
+def near_pair(p: tuple[float, float], q: tuple[float, float], within: float) -> bool:
+    """Whether two direction pairs (degrees, mod 180) match, either way round, within this."""
+    def d(x, y):
+        return abs((x - y + 90.0) % 180.0 - 90.0)
+    return (d(p[0], q[0]) <= within and d(p[1], q[1]) <= within) or (d(p[0], q[1]) <= within and d(p[1], q[0]) <= within)
 
 
 def _peak(hist: np.ndarray, around: float, half: int = 6) -> float:

@@ -695,6 +695,40 @@ def test_the_card_directions_come_from_edges_on_the_cards():
         assert min(abs((angle - a + 90) % 180 - 90) for a in axes) < 3
 
 
+def test_other_card_directions_hold_the_cards_when_the_first_pair_is_off():
+    """The directions found at the seed one of them 30 degrees off (a striped cloth or an
+    arm outvoting a card side among few small cards): the other pairs tried hold one
+    within a degree or two of the cards' axes (here square to the picture)."""
+    image, _ = striped_table_with_cards(np.random.default_rng(3), stripes_deg=30.0)
+    work = grid._Work(image, 960)
+    seed, _, _ = work.directions
+    work.__dict__["directions"] = (seed, np.array((COS30, SIN30)), np.array((0.0, 1.0)))  # one wrong
+    pairs = [sorted(grid._degrees(d1, d2)) for _, d1, d2 in grid._other_directions(work)]
+    assert any(abs(a - 0) < 2 or abs(a - 180) < 2 for a, b in pairs if abs(b - 90) < 2)
+
+
+@pytest.mark.parametrize("shares, kept", [((0.6, 0.75, 0.5), 2), ((0.6, 0.85, 0.9), 4), ((0.9, 1.0, 0.95), 2)])
+def test_when_no_lattice_reads_well_the_best_few_are_finished_and_one_reading_clearly_more_wins(
+        monkeypatch, shares, kept):
+    """Every lattice found reads few of its cells as cards near the seed (a lattice scored
+    0 counts as reading none): the three ranked best are finished and read on all their
+    cells; the first ranked is kept unless another reads a share 0.2 larger or more (the
+    largest such)."""
+    image, _ = striped_table_with_cards(np.random.default_rng(3))
+    ranked = iter([[((0.0, 0.0), np.diag([1.0, 1.0, 1.0]), None)],  # the hypotheses, grown
+                   [((0.3, 0.6), np.diag([2.0, 1.0, 1.0]), None), ((0.05, 0.4), np.diag([4.0, 1.0, 1.0]), None)],
+                   [((0.2, 0.5), np.diag([3.0, 1.0, 1.0]), None)]])  # along other directions; by reading
+    monkeypatch.setattr(grid, "_hypotheses", lambda *args: [])
+    monkeypatch.setattr(grid, "_grown_and_ranked", lambda *args: next(ranked))
+    monkeypatch.setattr(grid, "_regrown_variants", lambda *args: [])
+    monkeypatch.setattr(grid, "_along_other_directions", lambda *args: [])
+    monkeypatch.setattr(grid, "_found_by_reading", lambda *args: [])
+    monkeypatch.setattr(grid, "_finished", lambda work, frame, h, *args: Lattice(h, (960, 540), frozenset({(0, 0)})))
+    by_scale = dict(zip((2, 3, 4), shares))  # ranked 0.3, 0.2, 0.05; the one scored 0 is not finished
+    reads = lambda frame, lattices: [by_scale[round(lat.image_from_maze[0, 0])] for lat in lattices]  # noqa: E731
+    assert round(grid._fit_on(image, None, 960, reads, None).image_from_maze[0, 0]) == kept
+
+
 def test_reading_finds_the_lattice_where_the_edges_mislead():
     """Every card size and phase along the card directions, read at the maze's busiest
     cell and its neighbours: with a reader that sees a card only where a crop lies within

@@ -18,6 +18,8 @@ from vision.table import (
     apply_homography,
     card_texture,
     comb_support,
+    direction_pair,
+    direction_pairs,
     find_plane,
     isolated_cards,
     plane_from_calibration,
@@ -98,3 +100,22 @@ def test_a_comb_of_edges_picks_the_pitch_not_its_half_or_double():
     score, phase = comb_support(positions, weights, periods)
     assert int(np.argmax(score)) == 2
     assert abs((phase[2] - 5.0 + pitch / 2) % pitch - pitch / 2) < 1.0
+
+
+def test_direction_pairs_are_the_best_pair_then_the_next_distinct_ones():
+    """Segments along 0 and 90 degrees (the most length), 45 and 135 (less), and a few
+    within a degree or two of the first pair: the pairs come best first, the first being
+    direction_pair's, and a pair near one given already is not given again."""
+    def segments(angle_deg, count, length=20.0):
+        a = math.radians(angle_deg)
+        starts = np.arange(count, dtype=float)[:, None] * 7.0 + [[0.0, 0.0]]
+        return np.hstack([starts, starts + length * np.array([[math.cos(a), math.sin(a)]])])
+
+    seg = np.vstack([segments(0, 12), segments(90, 10), segments(1.5, 3), segments(91, 3),
+                     segments(45, 6), segments(135, 5)])
+    pairs = direction_pairs(seg, 3)
+    assert pairs[0] == direction_pair(seg)
+    assert len(pairs) == 3
+    found = [sorted(round(a) % 180 for a in pair[:2]) for pair in pairs[:2]]
+    assert found[0] in ([0, 90], [1, 90], [0, 91], [1, 91]) and found[1] in ([45, 135], [44, 135], [45, 134])
+    assert pairs[0][2] >= pairs[1][2] >= pairs[2][2]
