@@ -2083,12 +2083,21 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
     A cell read as a goal card joins the lattice's cells: goal backs lying apart from the
     maze, missed by the occupancy test, may have been found by reading the goal places.
 
-    Raises GridError when neither the start nor a goal has been read."""
+    Raises GridError when neither the start nor a goal has been read, or, without the
+    start, goals on neighbouring cells of their column."""
     faces = {cell: _reading(r)[0] for cell, r in readings_by_cell.items()}
     starts = [c for c, f in faces.items() if f == "start"]
     goals = [c for c, f in faces.items() if is_goal(f)]
     if not starts and not goals:
         raise GridError("neither the start card nor a goal card was read: the maze frame is unknown")
+    if not starts and any(a[0] == b[0] and abs(a[1] - b[1]) == 1 for a, b in itertools.combinations(goals, 2)):
+        # the goals lie two cells apart in a column (along the fit's y, either way round):
+        # two read next to each other in it are one card read from both sides of a lattice
+        # lying half a cell off out there, and which goal places they hold, no guess can say
+        # (drawn bench photo 189 was framed two cells off). Two side by side across the
+        # column say the same (drawn 15): the start's hiding place or the goals' drift decides.
+        raise GridError("a goal card was read on two neighbouring cells: the card lattice does not line up with "
+                        "the cards out there, and the maze frame is unknown")
     lattice = replace(lattice, cells=lattice.cells | frozenset(goals))
     hidden = set(start_hidden_at) or lattice.cells | lattice.crosswise | lattice.occluded
     best = None

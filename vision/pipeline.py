@@ -470,7 +470,7 @@ class Pipeline:
         try:
             trial = anchor(lattice, sure | found, hidden)
         except GridError:
-            return sure, {}, hidden
+            return sure | found, at, hidden  # anchoring them again says why in words
         fit_from_maze = np.linalg.inv(trial.maze_from_fit)
         places = {map_cell(fit_from_maze, g) for g in GOAL_CELLS} - lattice.cells - set(found)
         more, more_at = self._find_goals(frame, lattice, sorted(places))

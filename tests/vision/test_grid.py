@@ -281,6 +281,22 @@ def test_a_card_misread_as_a_goal_far_from_the_goal_places_does_not_turn_the_maz
     assert anchored.half_turn and anchored.cells == {(-x, -y) for x, y in cells}
 
 
+def test_goals_read_on_neighbouring_cells_of_their_column_without_the_start_leave_the_frame_unknown():
+    """Goals lie two cells apart in a column: two read next to each other in it are one card
+    read from both sides of a lattice lying half a cell off out there, and which goal places
+    they hold, nothing says (with the start read, the start fixes the frame). Two side by
+    side across the column still say which places they hold."""
+    cells = frozenset({(0, 0), (1, 0), (2, 0), (8, 0), (8, 1), (8, -2)})
+    goals = {(8, -2): ("goal-back", 0), (8, 0): ("goal-back", 0), (8, 1): ("goal-back", 0)}
+    with pytest.raises(GridError, match="neighbouring cells"):
+        anchor(Lattice(np.eye(3), (100, 100), cells), goals | {(0, 0): ("cross", 0)})
+    anchored = anchor(Lattice(np.eye(3), (100, 100), cells), goals | {(0, 0): ("start", 0)})
+    assert not anchored.half_turn and anchored.maze_from_fit[0, 2] == 0 and anchored.maze_from_fit[1, 2] == 0
+    across = {(8, -2): ("goal-back", 0), (8, 2): ("goal-back", 0), (9, 2): ("goal-back", 0)}
+    anchored = anchor(Lattice(np.eye(3), (100, 100), cells | {(8, 2), (9, 2)}), across)
+    assert not anchored.half_turn and anchored.maze_from_fit[0, 2] == 0 and anchored.maze_from_fit[1, 2] == 0
+
+
 def test_anchor_needs_the_start_or_a_goal():
     lattice = Lattice(np.eye(3), (100, 100), frozenset({(0, 0)}))
     with pytest.raises(GridError):
