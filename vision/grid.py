@@ -1646,7 +1646,8 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
     hypothesis's cells show a whole maze card; it weighs each hypothesis's score. The
     edge cues can prefer a lattice at twice the pitch, or one a tunnel's width off, whose
     crops hold parts of several cards: the classifier reads those as nothing. When even
-    the best reads few cards, its likely corrections (``_variants``) are tried too.
+    the best reads few cards, its likely corrections (``_variants``) are tried too, then
+    other card-edge directions, then lattices found by reading (the module's step 3).
     ``locates_cards`` says where the cards lie; the chosen lattice is refitted on them.
     On a calibrated plane the cards' size is known: a fit not of that size is done again
     as without the calibration."""
