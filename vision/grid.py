@@ -1067,7 +1067,7 @@ def _card_directions(work: _Work) -> tuple[np.ndarray, np.ndarray, np.ndarray] |
     if len(around) < 8:
         return None
     a1, a2, _ = tbl.direction_pair(around)
-    return (seed, *_direction_vectors(work, seed, a1, a2))
+    return (seed, *_direction_vectors(_EdgeDisc(work, seed), a1, a2))
 
 
 def _segments_around_seed(work: _Work) -> tuple[np.ndarray, np.ndarray]:
@@ -1078,12 +1078,10 @@ def _segments_around_seed(work: _Work) -> tuple[np.ndarray, np.ndarray]:
     return seed, seg[dist < max(h, w) / 4]
 
 
-def _direction_vectors(work: _Work, seed: np.ndarray, a1: float, a2: float,
-                       disc: _EdgeDisc | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Two card-edge directions (degrees) straightened at ``seed``, as unit vectors of a
+def _direction_vectors(disc: _EdgeDisc, a1: float, a2: float) -> tuple[np.ndarray, np.ndarray]:
+    """Two card-edge directions (degrees) straightened on ``disc``, as unit vectors of a
     right-handed pair on the picture."""
-    disc = disc or _EdgeDisc(work, seed)
-    d1, d2 = (_unit(_straighten(work, seed, a, disc)) for a in (a1, a2))
+    d1, d2 = (_unit(_straighten(disc, a)) for a in (a1, a2))
     if d1[0] * d2[1] - d1[1] * d2[0] < 0:
         d2 = -d2
     return d1, d2
@@ -1111,7 +1109,7 @@ def _other_directions(work: _Work) -> list[tuple[np.ndarray, np.ndarray, np.ndar
     tried = [(d1, d2)]
     out = []
     for a1, a2 in candidates:
-        e1, e2 = _direction_vectors(work, seed, a1, a2, disc)
+        e1, e2 = _direction_vectors(disc, a1, a2)
         if not any(tbl.near_pair(_degrees(e1, e2), _degrees(*t), PAIRS_APART_DEG) for t in tried):
             tried.append((e1, e2))
             out.append((seed, e1, e2))
@@ -1268,13 +1266,12 @@ class _EdgeDisc:
         return float((profile ** 2).sum() / max(profile.sum() ** 2, 1e-9))
 
 
-def _straighten(work: _Work, seed: np.ndarray, direction: float, disc: _EdgeDisc | None = None) -> float:
+def _straighten(disc: _EdgeDisc, direction: float) -> float:
     """The direction (degrees) near ``direction`` along which the edges of the card pixels
-    within LOCAL_REACH of ``seed`` line up best: the one whose projection profile of edge
-    energy is sharpest. Card sides and tunnel walls all run along the card axes; segment
-    directions are a degree or two off (and cards lie up to three degrees askew), which over
-    a few cards would shift lattice lines by a tenth of a card."""
-    disc = disc or _EdgeDisc(work, seed)
+    of ``disc`` (within LOCAL_REACH of its seed) line up best: the one whose projection
+    profile of edge energy is sharpest. Card sides and tunnel walls all run along the card
+    axes; segment directions are a degree or two off (and cards lie up to three degrees
+    askew), which over a few cards would shift lattice lines by a tenth of a card."""
     offsets = np.arange(-4.0, 4.01, 0.5)
     sharpness = [disc.sharpness(direction + off) for off in offsets]
     k = int(np.argmax(sharpness))

@@ -108,7 +108,7 @@ def test_direction_pairs_are_the_best_pair_then_the_next_distinct_ones():
     direction_pair's, and a pair near one given already is not given again."""
     def segments(angle_deg, count, length=20.0):
         a = math.radians(angle_deg)
-        starts = np.arange(count, dtype=float)[:, None] * 7.0 + [[0.0, 0.0]]
+        starts = np.outer(np.arange(count, dtype=float), (7.0, 7.0))  # spread along the diagonal
         return np.hstack([starts, starts + length * np.array([[math.cos(a), math.sin(a)]])])
 
     seg = np.vstack([segments(0, 12), segments(90, 10), segments(1.5, 3), segments(91, 3),
