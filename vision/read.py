@@ -99,7 +99,8 @@ def read_cells(classifier: Classifier, crops: dict[Cell, np.ndarray], *, recrop:
     probs = place(cells, classifier.blend(probs, embedding))
     reads = {c: _decide(classifier, c, p, e) for c, p, e in zip(cells, probs, embedding)}
     top2 = np.sort(probs, axis=1)[:, -2:]
-    unsure = {c for c, (second, first) in zip(cells, top2) if first - second < MIN_MARGIN}
+    unsure = {c for c, (second, first) in zip(cells, top2)
+              if first - second < MIN_MARGIN or first < classifier.min_confidence}
     suspects = unsure | _edges_conflict(reads, catalogue) | _over_copies(reads, catalogue)
     suspects = [c for c in cells if c in suspects]
     if suspects:
