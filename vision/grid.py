@@ -1697,11 +1697,12 @@ def _fit_on(frame: np.ndarray, plane: TablePlane | None, work_width: int, reads_
     # those lattices along other card-edge directions, and failing those, lattices found by
     # reading alone
     pool = grown + _regrown_variants(work, frame, best[1], reads_cards)
-    for more in (_along_other_directions, _found_by_reading):
+    for more in (_along_other_directions, _found_by_reading, None):
         best = max(pool, key=lambda b: b[0])
         if not _reads_poorly(best[0]):
             return _finished(work, frame, best[1], best[2], reads_cards, locates_cards)
-        pool += _grown_and_ranked(work, frame, more(work, frame, reads_cards, locates_cards), reads_cards)
+        if more is not None:
+            pool += _grown_and_ranked(work, frame, more(work, frame, reads_cards, locates_cards), reads_cards)
     # still none reads well: near the seed a lattice a fifth of a cell off can rank above
     # the right one (drawn bench photo 113: 0.088 against 0.061), so the best few are
     # finished (refitted on all their cards and centred on them) and read on all their
