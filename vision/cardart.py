@@ -707,6 +707,20 @@ def _finish(img_u8: np.ndarray, style: CardStyle, rng, bank: _Bank, w: int, h: i
 # --------------------------------------------------------------------------- features
 
 
+# The art's strokes (outlines, ladder rails, lantern frames, legs and tails) are this share
+# of the card's width, at least a pixel: the width of the smallest cards the classifier is
+# trained on (a 40 x 60 crop's card is 50 pixels wide) draws them one pixel wide. A
+# card drawn larger then looks the same brought down, as a printed card does under any
+# camera; with strokes of a fixed pixel or two, a card drawn for a 12 MP photo showed the
+# start's ladder and hole so faint that the classifier read a crossroads.
+STROKE_SHARE = 1 / 50
+
+
+def _stroke(w: int) -> float:
+    """The stroke width unit (pixels) for a card ``w`` pixels wide."""
+    return max(1.0, w * STROKE_SHARE)
+
+
 def _boulder(img, rng, c, r, s, tone=None):
     tone = np.array(tone if tone is not None else (78, 90, 102), np.float64) * rng.uniform(0.8, 1.15)
     poly = _blob_poly(rng, c, r, r * rng.uniform(0.75, 1.0), n=9, jag=0.16, angle=rng.uniform(0, np.pi))
@@ -743,11 +757,11 @@ def _ladder(img, p0, p1, width, s, colour=(40, 95, 170)):
     k = max(2, int(L / (0.42 * width)))
     for i in range(1, k):
         a = p0 + d * i / k
-        cv2.line(img, _ip(a - n * width / 2), _ip(a + n * width / 2), dark, th + 1, _AA, _SHIFT)
+        cv2.line(img, _ip(a - n * width / 2), _ip(a + n * width / 2), dark, th + max(1, int(s)), _AA, _SHIFT)
         cv2.line(img, _ip(a - n * width / 2), _ip(a + n * width / 2), colour, th, _AA, _SHIFT)
     for side in (-0.5, 0.5):
         a, b = p0 + n * width * side, p1 + n * width * side
-        cv2.line(img, _ip(a), _ip(b), dark, th + 2, _AA, _SHIFT)
+        cv2.line(img, _ip(a), _ip(b), dark, th + max(2, int(2 * s)), _AA, _SHIFT)
         cv2.line(img, _ip(a), _ip(b), colour, th, _AA, _SHIFT)
 
 
@@ -760,7 +774,7 @@ def _lantern(img, c, size, s, lit=True):
     body = _ipts([c + (-hw, -hh * 0.6), c + (hw, -hh * 0.6), c + (hw * 0.8, hh * 0.7), c + (-hw * 0.8, hh * 0.7)])
     cv2.fillPoly(img, [body], (120, 215, 245) if lit else (225, 228, 230), _AA, _SHIFT)
     cv2.polylines(img, [body], True, frame, max(1, int(s)), _AA, _SHIFT)
-    cv2.line(img, _ip(c + (0, -hh * 0.6)), _ip(c + (0, hh * 0.7)), frame, 1, _AA, _SHIFT)
+    cv2.line(img, _ip(c + (0, -hh * 0.6)), _ip(c + (0, hh * 0.7)), frame, max(1, int(s)), _AA, _SHIFT)
     cv2.ellipse(img, _ip(c + (0, -hh * 0.75)), (int(hw * 0.6 * _ONE), int(hh * 0.3 * _ONE)), 0, 180, 360, frame,
                 max(1, int(s)), _AA, _SHIFT)
     cv2.rectangle(img, _ip(c + (-hw, hh * 0.7)), _ip(c + (hw, hh * 0.85)), frame, -1, _AA, _SHIFT)
@@ -826,7 +840,7 @@ def _mouse(img, rng, c, r, s):
     cv2.circle(img, _ip(head), int(r * 0.45 * _ONE), tone, -1, _AA, _SHIFT)
     cv2.circle(img, _ip(head - d * r * 0.2 + np.array([-d[1], d[0]]) * r * 0.35), int(r * 0.25 * _ONE), (150, 150, 200), -1, _AA, _SHIFT)
     tail = [c - d * r * (1 + 0.4 * i) + np.array([-d[1], d[0]]) * r * 0.3 * math.sin(i) for i in range(5)]
-    cv2.polylines(img, [_ipts(tail)], False, (60, 60, 70), 1, _AA, _SHIFT)
+    cv2.polylines(img, [_ipts(tail)], False, (60, 60, 70), max(1, int(s)), _AA, _SHIFT)
 
 
 def _spider(img, rng, c, r, s):
@@ -836,7 +850,7 @@ def _spider(img, rng, c, r, s):
         a = (k + 0.5) / 8 * 2 * np.pi
         knee = c + np.array([math.cos(a), math.sin(a)]) * r * 1.1
         foot = knee + np.array([math.cos(a), math.sin(a) + 0.6]) * r * 0.6
-        cv2.polylines(img, [_ipts([c, knee, foot])], False, tone, 1, _AA, _SHIFT)
+        cv2.polylines(img, [_ipts([c, knee, foot])], False, tone, max(1, int(s)), _AA, _SHIFT)
     cv2.circle(img, _ip(c), int(r * 0.65 * _ONE), tone, -1, _AA, _SHIFT)
     cv2.circle(img, _ip(c - (0, r * 0.55)), int(r * 0.35 * _ONE), tone, -1, _AA, _SHIFT)
     if rng.random() < 0.5:
@@ -893,7 +907,7 @@ def _pebbles(img, rng, c, r, s, rock_bgr):
         rr = r * rng.uniform(0.25, 0.45)
         poly = _blob_poly(rng, q, rr, rr * 0.7, n=7, jag=0.15)
         cv2.fillPoly(img, [_ipts(poly)], _col(rock_bgr * 255 * 1.08), _AA, _SHIFT)
-        cv2.polylines(img, [_ipts(poly)], True, _col(rock_bgr * 255 * 0.55), 1, _AA, _SHIFT)
+        cv2.polylines(img, [_ipts(poly)], True, _col(rock_bgr * 255 * 0.55), max(1, int(s)), _AA, _SHIFT)
 
 
 # --------------------------------------------------------------------------- faces
@@ -919,7 +933,7 @@ def _draw_path_face(face: Face, style: CardStyle, rng, w: int, h: int):
     plans = _plan_tunnels(face, style, rng, w, h)
     masks, decks = _tunnel_masks(plans, style, rng, bank, w, h)
     tunnel = np.maximum.reduce(masks) if masks else np.zeros((h, w), np.uint8)
-    s = max(1.0, w / 120.0)
+    s = _stroke(w)
 
     img = _paint_rock(tunnel, style, rng, bank, w, h)
     for o, deck in decks:
@@ -1117,7 +1131,7 @@ def _rock_decorations(out, rng, tunnel: np.ndarray, style: CardStyle, avoid: lis
                 poly = _blob_poly(rng, q, r * rng.uniform(0.4, 0.9), r * rng.uniform(0.3, 0.6), n=6, jag=0.3,
                                   angle=rng.uniform(0, np.pi))
                 cv2.fillPoly(out, [_ipts(poly)], _col(colour * rng.uniform(0.8, 1.1)), _AA, _SHIFT)
-                cv2.polylines(out, [_ipts(poly)], True, _col(colour * 0.45), 1, _AA, _SHIFT)
+                cv2.polylines(out, [_ipts(poly)], True, _col(colour * 0.45), max(1, int(s)), _AA, _SHIFT)
             avoid.append((spot, 3 * r))
 
 
@@ -1219,6 +1233,7 @@ def draw_face_rgba(face: Face, rotation: int, style: CardStyle, rng: np.random.G
 
 
 def _cave_background(rng, w, h, bank) -> np.ndarray:
+    s = _stroke(w)
     low, mid = _pick(rng, bank.low), _pick(rng, bank.mid)
     tone = rng.uniform(0.55, 0.8)
     warm = rng.uniform(-0.04, 0.08)
@@ -1238,13 +1253,13 @@ def _cave_background(rng, w, h, bank) -> np.ndarray:
         x = w * (rng.uniform(0.0, 0.15) if side == 0 else rng.uniform(0.85, 1.0))
         pill = _blob_poly(rng, (x, h * 0.4), w * 0.1, h * 0.45, n=12, jag=0.08)
         cv2.fillPoly(img, [_ipts(pill)], _col(np.array([120, 125, 130]) * rng.uniform(0.7, 1.2)), _AA, _SHIFT)
-        cv2.polylines(img, [_ipts(pill)], True, (60, 62, 66), 1, _AA, _SHIFT)
+        cv2.polylines(img, [_ipts(pill)], True, (60, 62, 66), max(1, int(s)), _AA, _SHIFT)
     for _ in range(int(rng.integers(6, 16))):
         q = (rng.uniform(0, w), h * rng.uniform(0.7, 1.0))
         rr = w * rng.uniform(0.03, 0.07)
         poly = _blob_poly(rng, q, rr, rr * 0.6, n=7, jag=0.2)
         cv2.fillPoly(img, [_ipts(poly)], _col(np.array([150, 155, 160]) * rng.uniform(0.7, 1.2)), _AA, _SHIFT)
-        cv2.polylines(img, [_ipts(poly)], True, (70, 72, 76), 1, _AA, _SHIFT)
+        cv2.polylines(img, [_ipts(poly)], True, (70, 72, 76), max(1, int(s)), _AA, _SHIFT)
     return img
 
 
@@ -1320,7 +1335,7 @@ def _big_motif(img, rng, kind, w, h, s):
         cv2.fillPoly(img, [_ipts(inner)], (140, 180, 205), _AA, _SHIFT)
         for _ in range(4):
             p0 = c + rng.normal(0, 0.08 * w, 2)
-            cv2.line(img, _ip(p0), _ip(p0 + rng.normal(0, 0.05 * w, 2)), (60, 70, 90), 1, _AA, _SHIFT)
+            cv2.line(img, _ip(p0), _ip(p0 + rng.normal(0, 0.05 * w, 2)), (60, 70, 90), max(1, int(s)), _AA, _SHIFT)
     else:
         for _ in range(int(rng.integers(6, 12))):
             q = c + rng.normal(0, [0.15 * w, 0.1 * w])
@@ -1340,7 +1355,7 @@ def draw_action_card(rng: np.random.Generator, size: tuple[int, int] = DEFAULT_S
 def _action_rgba(rng, size):
     w, h = _size(size)
     bank = _bank(w, h)
-    s = max(1.0, w / 120.0)
+    s = _stroke(w)
     style = CardStyle.sample(rng)
     img = _cave_background(rng, w, h, bank)
     kind = _MOTIFS[int(rng.integers(len(_MOTIFS)))]
@@ -1401,7 +1416,7 @@ def _letters(img, rng, x0, x1, y, height, colour):
 def _back_rgba(rng, size):
     w, h = _size(size)
     bank = _bank(w, h)
-    s = max(1.0, w / 120.0)
+    s = _stroke(w)
     low, mid = _pick(rng, bank.low), _pick(rng, bank.mid)
     hue = rng.uniform(15, 38)
     base = _hls_bgr(hue, rng.uniform(0.22, 0.42), rng.uniform(0.4, 0.75))

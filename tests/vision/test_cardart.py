@@ -18,6 +18,8 @@ from vision.cardart import (
     draw_face,
     draw_face_rgba,
     render_card,
+    _ladder,
+    _stroke,
 )
 
 SIZE = (120, 185)
@@ -337,3 +339,17 @@ def test_train_and_test_style_splits_are_disjoint_and_each_still_wide():
     assert 0.35 < np.mean(mixed) < 0.65
     with pytest.raises(ValueError):
         CardStyle.sample(rng, split="validation")
+
+
+def test_strokes_keep_their_share_of_the_card_at_any_size():
+    """A ladder (the start card's mark) drawn for a card 224 pixels wide and brought down
+    carries nearly the ink it carries drawn 80 wide: strokes of a fixed pixel or two had
+    left it at three fifths, faint enough that the start read as a crossroads."""
+    def ink(w):
+        h = round(w * CARD_ASPECT)
+        img = np.full((h, w, 3), 255, np.uint8)
+        _ladder(img, (0.3 * w, 0.7 * h), (0.7 * w, 0.3 * h), 0.11 * w, _stroke(w))
+        return 255 - cv2.resize(img, (50, 77), interpolation=cv2.INTER_AREA).mean()
+
+    assert ink(224) > 0.85 * ink(80)
+    assert ink(160) > 0.85 * ink(80)
