@@ -136,6 +136,26 @@ def test_reading_cells_uses_the_deck_counts(classifier):
     assert any((u.x, u.y) in ((0, 0), (3, 3)) and u.reason == "conflict" for u in uncertain)
 
 
+def test_a_cell_read_below_the_confidence_threshold_is_read_again(classifier, monkeypatch):
+    """A reading at 0.85 leads its runner-up by far, yet is below the 0.9 the classifier
+    commits at: it is read again from the shifted and turned crops, not left uncertain."""
+    straight = [c.name for c in classifier.classes].index("straight-ns")
+    batches = []
+
+    def run(crops):
+        batches.append(len(crops))
+        sure = 0.85 if len(batches) == 1 else 0.97
+        probs = np.full((len(crops), len(classifier.classes)), (1 - sure) / (len(classifier.classes) - 1))
+        probs[:, straight] = sure
+        return probs.astype(np.float32), np.tile(classifier.centroids[straight], (len(crops), 1))
+
+    monkeypatch.setattr(classifier, "run", run)
+    crop = np.zeros((96, 64, 3), np.uint8)
+    cards, uncertain, _ = read_cells(classifier, {(1, 0): crop}, recrop=lambda cell, variant: crop)
+    assert len(batches) == 2 and not uncertain
+    assert [(c.cell, c.face) for c in cards] == [((1, 0), "straight-ns")]
+
+
 def test_goal_cards_are_read_only_on_the_goal_places(classifier):
     """A stone goal turned over and a curve look alike (a boulder, a cart): where each lies
     decides what it can be. The same crops swap places and their readings follow the rules."""

@@ -745,6 +745,25 @@ def test_when_no_lattice_reads_well_the_best_few_are_finished_and_one_reading_cl
     assert round(grid._fit_on(image, None, 960, reads, None).image_from_maze[0, 0]) == kept
 
 
+def test_a_lattice_found_by_reading_alone_that_reads_well_is_kept_at_once(monkeypatch):
+    """As at every stage before it: the finalists are finished only when none reads well."""
+    image, _ = striped_table_with_cards(np.random.default_rng(3))
+    ranked = iter([[((0.0, 0.0), np.diag([1.0, 1.0, 1.0]), None)],  # the hypotheses, grown
+                   [((0.3, 0.6), np.diag([2.0, 1.0, 1.0]), None)],  # along other directions: half its cells
+                   [((0.5, 0.5), np.diag([3.0, 1.0, 1.0]), None)]])  # by reading: every cell
+    monkeypatch.setattr(grid, "_hypotheses", lambda *args: [])
+    monkeypatch.setattr(grid, "_grown_and_ranked", lambda *args: next(ranked))
+    monkeypatch.setattr(grid, "_regrown_variants", lambda *args: [])
+    monkeypatch.setattr(grid, "_along_other_directions", lambda *args: [])
+    monkeypatch.setattr(grid, "_found_by_reading", lambda *args: [])
+    monkeypatch.setattr(grid, "_finished", lambda work, frame, h, *args: Lattice(h, (960, 540), frozenset({(0, 0)})))
+
+    def reads(frame, lattices):
+        raise AssertionError("the finalists were read")
+
+    assert round(grid._fit_on(image, None, 960, reads, None).image_from_maze[0, 0]) == 3
+
+
 def test_reading_finds_the_lattice_where_the_edges_mislead():
     """Every card size and phase along the card directions, read at the maze's busiest
     cell and its neighbours: with a reader that sees a card only where a crop lies within
