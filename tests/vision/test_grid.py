@@ -723,6 +723,17 @@ def test_other_card_directions_hold_the_cards_when_the_first_pair_is_off():
     assert any(abs(a - 0) < 2 or abs(a - 180) < 2 for a, b in pairs if abs(b - 90) < 2)
 
 
+def _fit_stages_rank(monkeypatch, ranked):
+    """_fit_on's stages stubbed: each grows and ranks the next list of ``ranked`` (the
+    hypotheses, along other directions, by reading); a finished lattice is its hypothesis."""
+    monkeypatch.setattr(grid, "_hypotheses", lambda *args: [])
+    monkeypatch.setattr(grid, "_grown_and_ranked", lambda *args: next(ranked))
+    monkeypatch.setattr(grid, "_regrown_variants", lambda *args: [])
+    monkeypatch.setattr(grid, "_along_other_directions", lambda *args: [])
+    monkeypatch.setattr(grid, "_found_by_reading", lambda *args: [])
+    monkeypatch.setattr(grid, "_finished", lambda work, frame, h, *args: Lattice(h, (960, 540), frozenset({(0, 0)})))
+
+
 @pytest.mark.parametrize("shares, kept", [((0.6, 0.75, 0.5), 2), ((0.6, 0.85, 0.9), 4), ((0.9, 1.0, 0.95), 2)])
 def test_when_no_lattice_reads_well_the_best_few_are_finished_and_one_reading_clearly_more_wins(
         monkeypatch, shares, kept):
@@ -734,12 +745,7 @@ def test_when_no_lattice_reads_well_the_best_few_are_finished_and_one_reading_cl
     ranked = iter([[((0.0, 0.0), np.diag([1.0, 1.0, 1.0]), None)],  # the hypotheses, grown
                    [((0.3, 0.6), np.diag([2.0, 1.0, 1.0]), None), ((0.05, 0.4), np.diag([4.0, 1.0, 1.0]), None)],
                    [((0.2, 0.5), np.diag([3.0, 1.0, 1.0]), None)]])  # along other directions; by reading
-    monkeypatch.setattr(grid, "_hypotheses", lambda *args: [])
-    monkeypatch.setattr(grid, "_grown_and_ranked", lambda *args: next(ranked))
-    monkeypatch.setattr(grid, "_regrown_variants", lambda *args: [])
-    monkeypatch.setattr(grid, "_along_other_directions", lambda *args: [])
-    monkeypatch.setattr(grid, "_found_by_reading", lambda *args: [])
-    monkeypatch.setattr(grid, "_finished", lambda work, frame, h, *args: Lattice(h, (960, 540), frozenset({(0, 0)})))
+    _fit_stages_rank(monkeypatch, ranked)
     by_scale = dict(zip((2, 3, 4), shares))  # ranked 0.3, 0.2, 0.05; the one scored 0 is not finished
     reads = lambda frame, lattices: [by_scale[round(lat.image_from_maze[0, 0])] for lat in lattices]  # noqa: E731
     assert round(grid._fit_on(image, None, 960, reads, None).image_from_maze[0, 0]) == kept
@@ -751,12 +757,7 @@ def test_a_lattice_found_by_reading_alone_that_reads_well_is_kept_at_once(monkey
     ranked = iter([[((0.0, 0.0), np.diag([1.0, 1.0, 1.0]), None)],  # the hypotheses, grown
                    [((0.3, 0.6), np.diag([2.0, 1.0, 1.0]), None)],  # along other directions: half its cells
                    [((0.5, 0.5), np.diag([3.0, 1.0, 1.0]), None)]])  # by reading: every cell
-    monkeypatch.setattr(grid, "_hypotheses", lambda *args: [])
-    monkeypatch.setattr(grid, "_grown_and_ranked", lambda *args: next(ranked))
-    monkeypatch.setattr(grid, "_regrown_variants", lambda *args: [])
-    monkeypatch.setattr(grid, "_along_other_directions", lambda *args: [])
-    monkeypatch.setattr(grid, "_found_by_reading", lambda *args: [])
-    monkeypatch.setattr(grid, "_finished", lambda work, frame, h, *args: Lattice(h, (960, 540), frozenset({(0, 0)})))
+    _fit_stages_rank(monkeypatch, ranked)
 
     def reads(frame, lattices):
         raise AssertionError("the finalists were read")
