@@ -1232,8 +1232,7 @@ def draw_face_rgba(face: Face, rotation: int, style: CardStyle, rng: np.random.G
 # --------------------------------------------------------------------------- non-maze cards
 
 
-def _cave_background(rng, w, h, bank) -> np.ndarray:
-    s = _stroke(w)
+def _cave_background(rng, w, h, bank, s) -> np.ndarray:
     low, mid = _pick(rng, bank.low), _pick(rng, bank.mid)
     tone = rng.uniform(0.55, 0.8)
     warm = rng.uniform(-0.04, 0.08)
@@ -1357,7 +1356,7 @@ def _action_rgba(rng, size):
     bank = _bank(w, h)
     s = _stroke(w)
     style = CardStyle.sample(rng)
-    img = _cave_background(rng, w, h, bank)
+    img = _cave_background(rng, w, h, bank, s)
     kind = _MOTIFS[int(rng.integers(len(_MOTIFS)))]
     _big_motif(img, rng, kind, w, h, s)
     broken = rng.random() < 0.45
