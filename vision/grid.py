@@ -1060,13 +1060,31 @@ def _local_hypotheses(work: _Work, directions: tuple[np.ndarray, np.ndarray, np.
     return [big @ _view_from_cells(p) for p in patch.periodicities()]
 
 
+# How far apart (degrees) two card-edge directions at the maze's seed may be. The whole
+# photo's range (tbl.FAMILY_ANGLE_RANGE_DEG, 62-118) allows for a wide lens's corners;
+# a card's own sides meet within 15.2 degrees of square on every card of 120 drawn bench
+# photos (1080p and 4:3, a 25 degree tilt), while the pairs that misled the grid on the
+# 4:3 photos without a maze (an arm, a striped table's grain) were 19 to 33 degrees off.
+SEED_ANGLE_RANGE_DEG = (74.0, 106.0)
+
+
+def _seed_direction_pairs(segments: np.ndarray, count: int) -> list[tuple[float, float, float]]:
+    """``tbl.direction_pairs`` SEED_ANGLE_RANGE_DEG apart once their directions are refined
+    (a pair at the range's edge is drawn outside it by a heavier family next to it), or, if
+    none is, as they come."""
+    lo, hi = SEED_ANGLE_RANGE_DEG
+    pairs = tbl.direction_pairs(segments, count + 3, within=SEED_ANGLE_RANGE_DEG)
+    square = [p for p in pairs if lo <= (p[1] - p[0]) % 180 <= hi]
+    return (square or pairs)[:count]
+
+
 def _card_directions(work: _Work) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The busiest spot of the shrunk frame and the two card-edge directions there (unit
     vectors, a right-handed pair on the picture), or None when too few edges show."""
     seed, around = _segments_around_seed(work)
     if len(around) < 8:
         return None
-    a1, a2, _ = tbl.direction_pair(around)
+    a1, a2, _ = _seed_direction_pairs(around, 1)[0]
     return (seed, *_direction_vectors(_EdgeDisc(work, seed), a1, a2))
 
 
@@ -1103,7 +1121,7 @@ def _other_directions(work: _Work) -> list[tuple[np.ndarray, np.ndarray, np.ndar
         return []
     seed, around = _segments_around_seed(work)
     disc = _EdgeDisc(work, seed)
-    candidates = [(a1, a2) for a1, a2, _ in tbl.direction_pairs(around, 1 + OTHER_PAIRS)[1:]]
+    candidates = [(a1, a2) for a1, a2, _ in _seed_direction_pairs(around, 1 + OTHER_PAIRS)[1:]]
     candidates.append(_sharpest_pair(disc))
     _, d1, d2 = work.directions
     tried = [(d1, d2)]
@@ -1295,14 +1313,14 @@ def _fold_hypotheses(work: _Work) -> list[np.ndarray]:
     around = seg[dist < max(h, w) / 4]
     if len(around) < 8:
         return []
-    a1, a2, _ = tbl.direction_pair(around)
+    a1, a2, _ = _seed_direction_pairs(around, 1)[0]
     out = []
     for size_1, size_2 in _card_sizes(around, a1, a2, small_gray):
         reach = 3.5 * max(size_1, size_2)
         near = seg[dist < reach]
         if len(near) < 6:
             continue
-        b1, b2, _ = tbl.direction_pair(near)
+        b1, b2, _ = _seed_direction_pairs(near, 1)[0]
         if min(abs((b1 - a1 + 90) % 180 - 90), abs((b2 - a1 + 90) % 180 - 90)) > 6:
             b1, b2 = a1, a2
         if abs((b1 - a1 + 90) % 180 - 90) > abs((b2 - a1 + 90) % 180 - 90):
@@ -1697,6 +1715,9 @@ def _fit_on(frame: np.ndarray, plane: TablePlane | None, work_width: int, reads_
     # those lattices along other card-edge directions, and failing those, lattices found by
     # reading alone
     pool = grown + _regrown_variants(work, frame, best[1], reads_cards)
+    edgiest = max(grown, key=lambda b: b[0][1])
+    if edgiest is not best:
+        pool += _regrown_variants(work, frame, edgiest[1], reads_cards)
     for more in (_along_other_directions, _found_by_reading, None):
         best = max(pool, key=lambda b: b[0])
         if not _reads_poorly(best[0]):

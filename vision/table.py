@@ -174,13 +174,15 @@ def _circular_smooth(hist: np.ndarray, sigma: float) -> np.ndarray:
     return np.convolve(padded, kernel / kernel.sum(), mode="same")[len(k):len(k) + n]
 
 
-def direction_pair(seg: np.ndarray) -> tuple[float, float, float]:
+def direction_pair(seg: np.ndarray, within: tuple[float, float] = FAMILY_ANGLE_RANGE_DEG
+                   ) -> tuple[float, float, float]:
     """The two segment directions (degrees, mod 180) a card lattice would show: the pair
-    about a right angle apart with the most length, and that length's share of all."""
-    return direction_pairs(seg, 1)[0]
+    ``within`` these angles apart with the most length, and that length's share of all."""
+    return direction_pairs(seg, 1, within=within)[0]
 
 
-def direction_pairs(seg: np.ndarray, count: int, apart: float = 6.0) -> list[tuple[float, float, float]]:
+def direction_pairs(seg: np.ndarray, count: int, apart: float = 6.0,
+                    within: tuple[float, float] = FAMILY_ANGLE_RANGE_DEG) -> list[tuple[float, float, float]]:
     """Up to ``count`` pairs of segment directions a card lattice would show, best first
     (``direction_pair``'s, then the next pairs with the most length, each differing from
     every pair before it by more than ``apart`` degrees in one of its directions at least):
@@ -191,7 +193,7 @@ def direction_pairs(seg: np.ndarray, count: int, apart: float = 6.0) -> list[tup
     weights = np.minimum(lengths, 2.5 * np.median(lengths)) if len(lengths) else lengths
     hist = np.bincount(np.round(angles).astype(int) % 180, weights=weights, minlength=180)
     smooth = _circular_smooth(hist, 2.0)
-    lo, hi = FAMILY_ANGLE_RANGE_DEG
+    lo, hi = within
     second = (np.arange(180)[:, None] + np.arange(int(lo), int(hi) + 1)[None, :]) % 180  # row a: a's partners
     scores = np.sqrt(smooth[:, None] * smooth[second]).ravel()  # both families must be there
     total = max(weights.sum(), 1e-9)
