@@ -174,19 +174,19 @@ def _circular_smooth(hist: np.ndarray, sigma: float) -> np.ndarray:
     return np.convolve(padded, kernel / kernel.sum(), mode="same")[len(k):len(k) + n]
 
 
-def direction_pair(seg: np.ndarray, within: tuple[float, float] = FAMILY_ANGLE_RANGE_DEG
-                   ) -> tuple[float, float, float]:
+def direction_pair(seg: np.ndarray) -> tuple[float, float, float]:
     """The two segment directions (degrees, mod 180) a card lattice would show: the pair
-    ``within`` these angles apart with the most length, and that length's share of all."""
-    return direction_pairs(seg, 1, within=within)[0]
+    about a right angle apart with the most length, and that length's share of all."""
+    return direction_pairs(seg, 1)[0]
 
 
 def direction_pairs(seg: np.ndarray, count: int, apart: float = 6.0,
                     within: tuple[float, float] = FAMILY_ANGLE_RANGE_DEG) -> list[tuple[float, float, float]]:
     """Up to ``count`` pairs of segment directions a card lattice would show, best first
     (``direction_pair``'s, then the next pairs with the most length, each differing from
-    every pair before it by more than ``apart`` degrees in one of its directions at least):
-    among few small cards an arm, a seam or a table's stripes can outvote a card side."""
+    every pair before it by more than ``apart`` degrees in one of its directions at least),
+    their partners sought ``within`` these angles: among few small cards an arm, a seam or a
+    table's stripes can outvote a card side."""
     angles, lengths = _angles_and_lengths(seg)
     # a card edge is short; an arm, a table's edge or a board seam is one long line that
     # must not outvote the many short card edges: cap each segment's say
