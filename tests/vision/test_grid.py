@@ -723,6 +723,12 @@ def test_other_card_directions_hold_the_cards_when_the_first_pair_is_off():
     assert any(abs(a - 0) < 2 or abs(a - 180) < 2 for a, b in pairs if abs(b - 90) < 2)
 
 
+def segments_along(angle_deg, count, origin=(0.0, 0.0), length=20.0):
+    """``count`` line segments along this direction, spread along the diagonal from ``origin``."""
+    starts = np.outer(np.arange(count, dtype=float), (7.0, 7.0)) + origin
+    return np.hstack([starts, starts + length * np.array([[np.cos(np.radians(angle_deg)), np.sin(np.radians(angle_deg))]])])
+
+
 def test_the_card_directions_at_the_seed_are_a_pair_about_square(monkeypatch):
     """Among few cards a striped cloth's grain or an arm can outweigh a card side in the
     segments' directions, 65 degrees from the other side (the whole photo's range allows
@@ -732,12 +738,7 @@ def test_the_card_directions_at_the_seed_are_a_pair_about_square(monkeypatch):
     image, _ = striped_table_with_cards(np.random.default_rng(3))
     work = grid._Work(image, 960)
     seed, _ = grid._segments_around_seed(work)
-
-    def segments(angle_deg, count, length=20.0):
-        starts = np.outer(np.arange(count, dtype=float), (7.0, 7.0)) + seed
-        return np.hstack([starts, starts + length * np.array([[np.cos(np.radians(angle_deg)), np.sin(np.radians(angle_deg))]])])
-
-    grain = np.vstack([segments(0, 20), segments(90, 8), segments(65, 40)])
+    grain = np.vstack([segments_along(0, 20, seed), segments_along(90, 8, seed), segments_along(65, 40, seed)])
     monkeypatch.setattr(grid, "_segments_around_seed", lambda work: (seed, grain))
     _, d1, d2 = grid._card_directions(work)
     a, b = sorted(grid._degrees(d1, d2))
@@ -748,11 +749,7 @@ def test_a_pair_drawn_out_of_square_by_its_refined_directions_is_not_taken():
     """A heavy family just beyond the seed's range (109 degrees from a card side) reaches
     into it through its spread: paired there, its direction refined to its peak lies out
     of the range again, and the cards' own pair comes first instead."""
-    def segments(angle_deg, count, length=20.0):
-        starts = np.outer(np.arange(count, dtype=float), (7.0, 7.0))
-        return np.hstack([starts, starts + length * np.array([[np.cos(np.radians(angle_deg)), np.sin(np.radians(angle_deg))]])])
-
-    seg = np.vstack([segments(0, 20), segments(90, 6), segments(109, 40)])
+    seg = np.vstack([segments_along(0, 20), segments_along(90, 6), segments_along(109, 40)])
     (a, b, _), = grid._seed_direction_pairs(seg, 1)
     assert sorted(round(d) % 180 for d in (a, b)) == [0, 90]
 
