@@ -159,7 +159,8 @@ def test_a_card_check_decides_between_grown_hypotheses(monkeypatch):
     scene = table_scene(np.random.default_rng(516), size=SIZE)
     truth = scene.image_from_maze
     shifted = truth @ np.array([[1, 0, 0.5], [0, 1, 0.0], [0, 0, 1]])
-    monkeypatch.setattr(grid, "_hypotheses", lambda plane, work: [shifted, truth])
+    monkeypatch.setattr(grid, "_local_hypotheses", lambda work, directions=None: [shifted, truth])
+    monkeypatch.setattr(grid, "_other_hypotheses", lambda plane, work: [])
 
     def off(lattice):  # median distance of the cards' centres from the centres of their cells
         cells = sorted(scene.cells)
@@ -772,10 +773,35 @@ def test_the_variants_of_the_lattice_with_the_best_edges_are_tried_too(monkeypat
     assert grid._fit_on(image, None, 960, reads, None).image_from_maze[0, 0] == 4.0
 
 
+@pytest.mark.parametrize("share, looked_at_others", [(1.0, False), (0.9, True), (0.5, True)])
+def test_the_other_sources_are_looked_at_unless_the_local_look_reads_nearly_all_cards(
+        monkeypatch, share, looked_at_others):
+    """The local look's best hypothesis, grown, reads nearly all its cells as cards: it is
+    kept, and the other sources (folding, the table's plane) are not worked out. It reads
+    fewer (even 0.9, which would be taken as it is): all are ranked together, the best
+    grown, the local one not grown twice."""
+    image, _ = striped_table_with_cards(np.random.default_rng(3))
+    local, other = np.diag([2.0, 1.0, 1.0]), np.diag([3.0, 1.0, 1.0])
+    asked, grown = [], []
+    monkeypatch.setattr(grid, "_local_hypotheses", lambda work: [local])
+    monkeypatch.setattr(grid, "_other_hypotheses", lambda plane, work: asked.append(plane) or [other])
+    monkeypatch.setattr(grid, "_scored", lambda work, hs: [(float(h[0, 0]), h, [(0, 0), (1, 0)]) for h in hs])
+    monkeypatch.setattr(grid, "_grow", lambda work, h: grown.append(h[0, 0]) or (h, "refined", [(0, 0), (1, 0)]))
+    monkeypatch.setattr(grid, "lattice_score", lambda work, h: 0.5)
+
+    def reads(frame, lattices):
+        return [share] * len(lattices)
+
+    ranked = grid._grown_hypotheses(grid._Work(image, 960), image, None, reads)
+    assert bool(asked) == looked_at_others
+    assert [h[0, 0] for _, h, _ in ranked] == ([2.0] if not looked_at_others else [3.0, 2.0])
+    assert grown == ([2.0] if not looked_at_others else [2.0, 3.0])
+
+
 def _fit_stages_rank(monkeypatch, ranked):
     """_fit_on's stages stubbed: each grows and ranks the next list of ``ranked`` (the
     hypotheses, along other directions, by reading); a finished lattice is its hypothesis."""
-    monkeypatch.setattr(grid, "_hypotheses", lambda *args: [])
+    monkeypatch.setattr(grid, "_grown_hypotheses", lambda *args: next(ranked))
     monkeypatch.setattr(grid, "_grown_and_ranked", lambda *args: next(ranked))
     monkeypatch.setattr(grid, "_regrown_variants", lambda *args: [])
     monkeypatch.setattr(grid, "_along_other_directions", lambda *args: [])
