@@ -50,6 +50,12 @@ PHOTO_SURE_SHARE = 0.4
 # read whole, read 16 cards wrongly and 23 where none lies, and framed 2 mazes off; brought
 # down to 1920 x 1440 first, 10, 6 and 1 (the median photo in 0.79 s against 0.93 s).
 READ_SIDE = 1920
+# The start's frame is taken over the goals' (``Pipeline._framed_at_start``) when its lattice
+# reads this much larger a share of its cells surely as maze cards: a lattice bent a cell
+# across the maze still reads many of them surely (12 MP bench photo 7, drifted: 1.0 in the
+# start's frame against 0.84; a test photo's drift 1.0 against 0.91, and with a card beside
+# the hidden start misread as it, 0.72 to 0.9 against 1.0).
+START_FRAME_MORE = 0.05
 READ_BATCH = 256  # crops made and read at once where many are read (the searches)
 MOTION_WIDTH = 320  # the frame is compared at this width: enough for a hand, cheap
 # A tracked lattice is kept without re-judging while no block of CHANGE_BLOCK x CHANGE_BLOCK
@@ -261,15 +267,12 @@ class Pipeline:
             lattice = fit_lattice(frame, calibration=self.calibration, reads_cards=self._reads_cards,
                                   locates_cards=self._locates_cards)
             readings, goals_at, start_hidden_at = self._anchor_readings(frame, lattice)
-            lattice = anchor(lattice, readings, start_hidden_at)
-            if goals_at:
-                # a goal card lies on a goal place: one read off them is the same card read
-                # from the next cell too (the lattice drifts), and pinning both cells to one
-                # card would bend the lattice a cell off
-                pins = {map_cell(lattice.maze_from_fit, c): p for c, p in goals_at.items()}
-                lattice = pin_cells(frame, lattice, {c: p for c, p in pins.items()
-                                                     if c in GOAL_CELLS or c == START_CELL})
-                lattice = self._pin_goals_left(frame, lattice)
+            fit, lattice = lattice, self._anchored(frame, lattice, readings, goals_at, start_hidden_at)
+            at_start = self._framed_at_start(frame, fit, lattice, readings, goals_at)
+            if at_start is not None:
+                mine, theirs = self._reads_cards(frame, [at_start[0], lattice])
+                if mine >= theirs + START_FRAME_MORE:
+                    lattice, readings = at_start
         except (GridError, TableError) as exc:
             return Observation(error=str(exc))
         observation, _ = self._read(frame, lattice)
@@ -475,6 +478,57 @@ class Pipeline:
         places = {map_cell(fit_from_maze, g) for g in GOAL_CELLS} - lattice.cells - set(found)
         more, more_at = self._find_goals(frame, lattice, sorted(places))
         return sure | found | more, at | more_at, hidden
+
+    def _anchored(self, frame: np.ndarray, fit: Lattice, readings: Mapping[Cell, object],
+                  goals_at: Mapping[Cell, np.ndarray], start_hidden_at: list[Cell]) -> Lattice:
+        """The fitted lattice anchored on the start and goals read, and pinned to the goal
+        cards found off their places."""
+        lattice = anchor(fit, readings, start_hidden_at)
+        if goals_at:
+            # a goal card lies on a goal place: one read off them is the same card read
+            # from the next cell too (the lattice drifts), and pinning both cells to one
+            # card would bend the lattice a cell off
+            pins = {map_cell(lattice.maze_from_fit, c): p for c, p in goals_at.items()}
+            lattice = pin_cells(frame, lattice, {c: p for c, p in pins.items() if c in GOAL_CELLS or c == START_CELL})
+            lattice = self._pin_goals_left(frame, lattice)
+        return lattice
+
+    def _framed_at_start(self, frame: np.ndarray, fit: Lattice, lattice: Lattice, readings: Mapping[Cell, object],
+                         goals_at: Mapping[Cell, np.ndarray]) -> tuple[Lattice, dict] | None:
+        """When the goals on their places outweighed a start read a cell from where they put
+        it (``anchor``), the other frame: the start's, with the goal cards pinned on their
+        places a cell over, and the readings that name them there. Two things look alike
+        in the fit: a card beside the start, its start under a hand, misread as the start
+        (the goals' frame is right), and a lattice extrapolated eight cells out from a maze
+        of small cards, which drifted most of a cell before the goals were pinned to the
+        cells it named (12 MP bench photo 7: the start read surely 0.78 of a row off the
+        middle goal's row; the start's frame is right). In the right frame the pinned
+        lattice lines up with the maze's cards; in the other it is bent a cell across."""
+        starts = [c for c, r in readings.items() if r.face == "start"]
+        if len(starts) != 1:
+            return None
+        off = map_cell(lattice.maze_from_fit, starts[0])
+        if off == START_CELL or max(abs(off[0]), abs(off[1])) > 1:
+            return None
+        turn = lattice.maze_from_fit[:2, :2]
+        dx, dy = (int(v) for v in np.rint(turn.T @ np.array(off, float)))  # the shift in the fit's cells
+
+        def moved(c: Cell) -> Cell:
+            return c[0] + dx, c[1] + dy
+        goals = {c for c, r in readings.items() if is_goal(r.face)}
+        if any(moved(c) in readings and moved(c) not in goals for c in goals):
+            return None
+        centres = {moved(c): goals_at[c] if c in goals_at else fit.centre(c) for c in goals}
+        moved_readings = {(moved(c) if c in goals else c): r for c, r in readings.items()}
+        shifted = replace(fit, cells=(fit.cells - goals) | frozenset(centres))
+        try:
+            other = anchor(shifted, moved_readings)
+        except GridError:
+            return None
+        if map_cell(other.maze_from_fit, starts[0]) != START_CELL:
+            return None
+        other = pin_cells(frame, other, {map_cell(other.maze_from_fit, c): p for c, p in centres.items()})
+        return self._pin_goals_left(frame, other), moved_readings
 
     def _start_may_hide(self, lattice: Lattice, reading, cell: Cell, sure: Mapping[Cell, object]) -> int:
         """How likely the start card lies unread on this cell (``reading``: the classifier's,

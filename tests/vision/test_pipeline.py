@@ -502,6 +502,57 @@ def test_a_goal_read_from_the_next_cell_too_does_not_pin_the_lattice(pipeline, m
     assert len(seen) >= 0.7 * len(s.cells)
 
 
+def framed_by(pipeline, monkeypatch, s, readings_from):
+    """The photo read with the truth as the fit and the anchoring's readings made by
+    ``readings_from(readings, at)`` from the honest ones (the fit's frame is the maze's)."""
+    from vision import pipeline as stage
+
+    monkeypatch.setattr(stage, "fit_lattice", lambda frame, **kw: truth_lattice(s))
+    honest = pipeline._anchor_readings
+    monkeypatch.setattr(pipeline, "_anchor_readings", lambda frame, lattice: readings_from(*honest(frame, lattice)))
+    return pipeline.observe(s.image)
+
+
+def test_goals_pinned_a_row_off_a_start_read_on_its_cell_give_way_to_it(pipeline, monkeypatch):
+    # a lattice extrapolated from a maze of small cards drifted most of a row out at the goal
+    # column, so the goal cards were named a row off; they are pinned where they lie. The
+    # goals outweigh the start in ``anchor``, and pinned there the lattice is bent a row
+    # across the maze; in the start's frame it lines up with the cards, and reads them
+    s = scene(43)
+    truth = truth_lattice(s)
+
+    def drifted(readings, at, hidden):
+        goals = {c: r for c, r in readings.items() if is_goal(r.face)}
+        assert len(goals) == 3 and START_CELL in readings
+        moved = {(x, y + 1): r for (x, y), r in goals.items()}
+        return ({c: r for c, r in readings.items() if c not in goals} | moved,
+                {(x, y + 1): truth.centre((x, y)) for x, y in goals}, hidden)
+
+    observation = framed_by(pipeline, monkeypatch, s, drifted)
+    assert observation.error is None
+    assert all(right(card, s.cells[card.cell], pipeline.catalogue) for card in observation.cards)
+    assert len(observation.cards) >= 0.9 * len(s.cells)
+
+
+def test_a_card_beside_the_hidden_start_misread_as_it_gives_way_to_the_goals(pipeline, monkeypatch):
+    # the start under a hand (unread) and the card beside it read surely as the start: the
+    # goals on their places frame the maze; the start's frame, pinning them a row over,
+    # bends the lattice across the maze and reads fewer of its cards
+    s = scene(43)
+    beside = next(c for c in ((0, 1), (0, -1), (1, 0), (-1, 0)) if c in s.cells)
+
+    def misread(readings, at, hidden):
+        assert sum(is_goal(r.face) for r in readings.values()) == 3
+        start = readings.pop(START_CELL)
+        readings[beside] = start
+        return readings, at, hidden
+
+    observation = framed_by(pipeline, monkeypatch, s, misread)
+    assert observation.error is None
+    assert sum(right(card, s.cells[card.cell], pipeline.catalogue) for card in observation.cards
+               if card.cell in s.cells) >= 0.9 * len(s.cells)
+
+
 def test_check_answers_every_photo_and_fails_only_the_bad_one(tmp_path):
     s = scene(44)
     good, bad = tmp_path / "table.png", tmp_path / "notes.png"
