@@ -961,7 +961,6 @@ def _examine(work: _Work, frame_from_maze: np.ndarray, around: set[Cell] | None 
 # is hard to tell from one at half or twice the pitch until cells are checked.
 SCALE_TRIALS = (1.0, 0.5, 2 / 3, 1.5, 2.0)
 KEEP_HYPOTHESES = 6
-KEEP_AT_ONCE = 3  # of the local look's own, grown first (``_grown_hypotheses``)
 # Pitches tried around each size guess, per axis on its own: tilted cameras foreshorten
 # one side of a card by up to a quarter, and lone cards far from the maze look smaller.
 PITCH_TRIALS = np.exp(np.linspace(math.log(0.78), math.log(1.28), 12))
@@ -993,13 +992,13 @@ def _scored(work: _Work, candidates: list[np.ndarray]) -> list[_Scored]:
 
 
 def _best_scored(scored: list[_Scored], sized: Callable[[np.ndarray, list[Cell]], bool] | None = None,
-                 strict: bool = False, keep: int = KEEP_HYPOTHESES) -> list[np.ndarray]:
-    """The ``keep`` best scored hypotheses, of those ``sized(h, cells)`` passes when it
+                 strict: bool = False) -> list[np.ndarray]:
+    """The KEEP_HYPOTHESES best scored hypotheses, of those ``sized(h, cells)`` passes when it
     passes any (``strict``: only those, or none)."""
     if sized is not None:
         passing = [t for t in scored if sized(t[1], t[2])]
         scored = passing if passing or strict else scored
-    return [h for _, h, _ in sorted(scored, key=lambda t: -t[0])[:keep]]
+    return [h for _, h, _ in sorted(scored, key=lambda t: -t[0])[:KEEP_HYPOTHESES]]
 
 
 # On a calibrated plane a lattice's pitch is measured in millimetres: the cards' own and a
@@ -1745,16 +1744,17 @@ def _grown_hypotheses(work: _Work, frame: np.ndarray, plane: TablePlane | None, 
     """The KEEP_HYPOTHESES best scored hypotheses, grown and ranked (``_grown_and_ranked``).
     The local look finds the lattice on most photos (29 of the first 40 drawn bench photos,
     against 4 by the other sources, which with their growth took some 150 ms of a 1 s
-    photo): when the best of its own first KEEP_AT_ONCE, grown, reads nearly all its cells
-    as cards (SURE_AT_ONCE), the other sources are not worked out; else all are ranked
-    together (those grown already not grown again)."""
+    photo): when the best of its own, grown, reads nearly all its cells as cards
+    (SURE_AT_ONCE), the other sources are not worked out; else all are ranked together
+    (those grown already not grown again). Growing only the first three of its own cost a
+    printed bench film a wrong commit (a lattice reading 8 of 10 cards, from the third
+    where the fourth read all)."""
     # on a calibrated plane the cards' size is known: hypotheses of that size are preferred
     sized = partial(_card_sized, plane) if plane is not None and plane.source == "calibration" else None
     local = _scored(work, _local_hypotheses(work))
     grown, memo = [], {}
     if reads_cards:
-        grown = _grown_and_ranked(work, frame, _best_scored(local, sized, strict=True, keep=KEEP_AT_ONCE),
-                                  reads_cards, memo)
+        grown = _grown_and_ranked(work, frame, _best_scored(local, sized, strict=True), reads_cards, memo)
     if not grown or _reads_poorly(max(grown, key=lambda b: b[0])[0], SURE_AT_ONCE):
         everything = local + _scored(work, _other_hypotheses(plane, work))
         grown = _grown_and_ranked(work, frame, _best_scored(everything, sized), reads_cards, memo)
