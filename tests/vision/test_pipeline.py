@@ -504,7 +504,7 @@ def test_a_goal_read_from_the_next_cell_too_does_not_pin_the_lattice(pipeline, m
 
 def framed_by(pipeline, monkeypatch, s, readings_from):
     """The photo read with the truth as the fit and the anchoring's readings made by
-    ``readings_from(readings, at)`` from the honest ones (the fit's frame is the maze's)."""
+    ``readings_from(readings, at, hidden)`` from the honest ones (the fit's frame is the maze's)."""
     from vision import pipeline as stage
 
     monkeypatch.setattr(stage, "fit_lattice", lambda frame, **kw: truth_lattice(s))
