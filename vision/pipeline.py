@@ -264,10 +264,10 @@ class Pipeline:
 
     def _observe(self, frame: np.ndarray) -> Observation:
         try:
-            lattice = fit_lattice(frame, calibration=self.calibration, reads_cards=self._reads_cards,
-                                  locates_cards=self._locates_cards)
-            readings, goals_at, start_hidden_at = self._anchor_readings(frame, lattice)
-            fit, lattice = lattice, self._anchored(frame, lattice, readings, goals_at, start_hidden_at)
+            fit = fit_lattice(frame, calibration=self.calibration, reads_cards=self._reads_cards,
+                              locates_cards=self._locates_cards)
+            readings, goals_at, start_hidden_at = self._anchor_readings(frame, fit)
+            lattice = self._anchored(frame, fit, readings, goals_at, start_hidden_at)
             at_start = self._framed_at_start(frame, fit, lattice, readings, goals_at)
             if at_start is not None:
                 mine, theirs = self._reads_cards(frame, [at_start[0], lattice])
