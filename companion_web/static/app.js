@@ -67,6 +67,15 @@
     return out;
   }
 
+  // A request the server refuses (or that never reaches it) is told to the player in a
+  // toast, then thrown for the callers that act on it (a form that stays open...). A tap
+  // handler that does not catch it leaves it to the handler below: told already, it is no
+  // uncaught error (a second tap on a gold card just taken must not look like a crash).
+  class Refused extends Error {}
+  window.addEventListener("unhandledrejection", (event) => {
+    if (event.reason instanceof Refused) event.preventDefault();
+  });
+
   async function api(path, data = {}) {
     let response;
     try {
@@ -75,13 +84,13 @@
       });
     } catch (err) {
       toast(t("ui.error"));
-      throw err;
+      throw new Refused(String(err));
     }
     let payload = {};
     try { payload = await response.json(); } catch (err) { /* not JSON: keep the status */ }
     if (!response.ok) {
       toast(payload.error || t("ui.error"));
-      const failure = new Error(payload.error || response.statusText);
+      const failure = new Refused(payload.error || response.statusText);
       failure.status = response.status;
       throw failure;
     }

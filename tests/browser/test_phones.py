@@ -236,3 +236,22 @@ def test_a_phone_that_reloads_is_back_in_its_seat_with_its_secrets(server, brows
     phone.locator("#role-card").click(timeout=3000)
     expect(phone.locator("#role-name")).to_have_text(role, timeout=3000)
     expect(phone.locator("#conn")).to_have_attribute("data-live", "yes", timeout=3000)
+
+
+
+def test_a_refused_tap_is_told_on_the_page_and_raises_no_page_error(server, browser):
+    """A tap the server refuses (a gold card tapped again after the pick was taken, a seat
+    freed meanwhile...) is shown to the player as a message, and is no uncaught error in
+    the page: the refusal is answered here by the browser's router, as the server would."""
+    base, app, game_id, host_link = server
+    for slot, name in enumerate(["Ana", "Bo", "Cy"], start=1):
+        join(browser, f"{base}/g/{game_id}/join", name, slot)
+    host = browser.new_context().new_page()
+    errors = []
+    host.on("pageerror", lambda exc: errors.append(str(exc)))
+    host.goto(host_link)
+    host.route("**/start", lambda route: route.fulfill(status=409, json={"error": "Refused."}))
+    host.locator("#start-round").click()
+    expect(host.locator("#toast")).to_have_text("Refused.")
+    host.wait_for_timeout(300)
+    assert errors == []
