@@ -1640,19 +1640,54 @@ def _view_from_cells(p: tbl.Periodicity) -> np.ndarray:
     return np.array([[0, -ty, p.phase_u - 0.5 * ty], [-tx, 0, p.phase_v - 0.5 * tx], [0, 0, 1.0]])
 
 
-def _grow(work: _Work, h: np.ndarray) -> tuple[np.ndarray, Refined | None, list[Cell]]:
+@dataclass(eq=False)
+class _Growth:
+    """A hypothesis grown: the lattice, its last refinement and the cells refined on, and
+    the lattice after each GROWTH stage."""
+
+    h: np.ndarray
+    refined: Refined | None
+    cells: list[Cell]
+    stages: list[np.ndarray]
+    scored: tuple | None = None  # (score, h, refined, cells), given by _Growths
+
+
+# Two growths whose lattices, after the same stage, put the cells just refined on within
+# this many frame pixels of each other (the cells named alike or a whole number of cells
+# over) grow alike from there: the later one is followed no further. On most photos some
+# of the hypotheses handed to the growth meet another's within a stage or two.
+SAME_GROWTH_PX = 0.5
+
+
+def _grow(work: _Work, h: np.ndarray, earlier: Sequence[_Growth] = ()) -> _Growth:
     """Refine a lattice hypothesis outward from its best-surrounded busy cell, through the
-    GROWTH stages of (reach in cells, search window)."""
+    GROWTH stages of (reach in cells, search window); or the ``earlier`` growth it meets
+    after a stage (SAME_GROWTH_PX)."""
     refined = None
     cells: list[Cell] = []
-    for reach, search in GROWTH:
+    stages: list[np.ndarray] = []
+    for stage, (reach, search) in enumerate(GROWTH):
         near, busy = _seed_region(work, h, reach)
         if len(near) < 2:
             break
         result = refine(work.frame, h, near, search, occupied=busy)
         if result.probes and np.isfinite(result.error_px):
             h, refined, cells = result.h, result, near
-    return h, refined, cells
+        stages.append(h)
+        met = next((g for g in earlier if stage < len(g.stages) and _same_lattice(h, g.stages[stage], near)), None)
+        if met is not None:
+            return met
+    return _Growth(h, refined, cells, stages)
+
+
+def _same_lattice(h: np.ndarray, other: np.ndarray, cells: list[Cell]) -> bool:
+    """Whether lattices ``h`` and ``other`` put ``cells`` within SAME_GROWTH_PX of each
+    other, ``other`` naming them alike or a whole number of cells over."""
+    c = np.asarray(cells, float)
+    mine = apply_homography(h, c)
+    over = np.rint(apply_homography(np.linalg.inv(other), mine[:1]) - c[:1])
+    theirs = apply_homography(other, c + over)
+    return bool(np.all(np.isfinite(theirs)) and np.abs(theirs - mine).max() <= SAME_GROWTH_PX)
 
 
 def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibration=None,
@@ -1752,12 +1787,12 @@ def _grown_hypotheses(work: _Work, frame: np.ndarray, plane: TablePlane | None, 
     # on a calibrated plane the cards' size is known: hypotheses of that size are preferred
     sized = partial(_card_sized, plane) if plane is not None and plane.source == "calibration" else None
     local = _scored(work, _local_hypotheses(work))
-    grown, memo = [], {}
+    grown, growths = [], _Growths(work)
     if reads_cards:
-        grown = _grown_and_ranked(work, frame, _best_scored(local, sized, strict=True), reads_cards, memo)
+        grown = _grown_and_ranked(work, frame, _best_scored(local, sized, strict=True), reads_cards, growths)
     if not grown or _reads_poorly(max(grown, key=lambda b: b[0])[0], SURE_AT_ONCE):
         everything = local + _scored(work, _other_hypotheses(plane, work))
-        grown = _grown_and_ranked(work, frame, _best_scored(everything, sized), reads_cards, memo)
+        grown = _grown_and_ranked(work, frame, _best_scored(everything, sized), reads_cards, growths)
     return grown
 
 
@@ -1927,19 +1962,39 @@ def _regrown_variants(work: _Work, frame: np.ndarray, h: np.ndarray, reads_cards
     return _grown_and_ranked(work, frame, [hv for _, hv in screened[:VARIANTS_GROWN]], reads_cards)
 
 
+class _Growths:
+    """The growths of one frame's hypotheses: each hypothesis grown once, and growths that
+    meet (``_grow``) grown as one."""
+
+    def __init__(self, work: _Work):
+        self.work = work
+        self.done: list[_Growth] = []
+        self.by_start: dict[bytes, _Growth] = {}
+
+    def scored(self, h0: np.ndarray) -> tuple | None:
+        """(score, lattice, refinement, cells) of ``h0``'s growth (the same tuple for
+        growths that met), or None when it found no cells to grow on."""
+        key = h0.tobytes()
+        if key not in self.by_start:
+            growth = self.by_start[key] = _grow(self.work, h0, self.done)
+            if growth not in self.done:
+                self.done.append(growth)
+                if growth.refined is not None and growth.cells:
+                    growth.scored = (lattice_score(self.work, growth.h), growth.h, growth.refined, growth.cells)
+        return self.by_start[key].scored
+
+
 def _grown_and_ranked(work: _Work, frame: np.ndarray, hypotheses: list[np.ndarray],
-                      reads_cards: CardCheck | None, memo: dict[bytes, tuple] | None = None) -> list:
+                      reads_cards: CardCheck | None, growths: _Growths | None = None) -> list:
     """Each hypothesis grown, with fit_lattice's rank: (score x card share, score), or
-    (score,) without a card check. ``memo`` keeps each hypothesis's growth for a later call."""
-    memo = {} if memo is None else memo
+    (score,) without a card check; hypotheses whose growths met are one. ``growths``
+    keeps them for a later call."""
+    growths = _Growths(work) if growths is None else growths
     grown = []
     for h0 in hypotheses:
-        key = h0.tobytes()
-        if key not in memo:
-            h, refined, cells = _grow(work, h0)
-            memo[key] = (lattice_score(work, h), h, refined, cells) if refined is not None and cells else None
-        if memo[key] is not None:
-            grown.append(memo[key])
+        scored = growths.scored(h0)
+        if scored is not None and all(scored is not g for g in grown):
+            grown.append(scored)
     if not reads_cards:
         return [((score,), h, refined) for score, h, refined, _ in grown]
     shares = reads_cards(frame, [_spread_over(h, frame, cells, VERIFY_CELLS) for _, h, _, cells in grown])

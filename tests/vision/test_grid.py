@@ -786,7 +786,8 @@ def test_the_other_sources_are_looked_at_unless_the_local_look_reads_nearly_all_
     monkeypatch.setattr(grid, "_local_hypotheses", lambda work: [local])
     monkeypatch.setattr(grid, "_other_hypotheses", lambda plane, work: asked.append(plane) or [other])
     monkeypatch.setattr(grid, "_scored", lambda work, hs: [(float(h[0, 0]), h, [(0, 0), (1, 0)]) for h in hs])
-    monkeypatch.setattr(grid, "_grow", lambda work, h: grown.append(h[0, 0]) or (h, "refined", [(0, 0), (1, 0)]))
+    monkeypatch.setattr(grid, "_grow", lambda work, h, earlier: grown.append(h[0, 0])
+                        or grid._Growth(h, "refined", [(0, 0), (1, 0)], [h]))
     monkeypatch.setattr(grid, "lattice_score", lambda work, h: 0.5)
 
     def reads(frame, lattices):
@@ -987,3 +988,20 @@ def test_a_calibrated_fit_not_of_the_cards_size_is_done_again_on_the_cards_own_p
     lattice = grid.fit_lattice(s.image, calibration=calibration)
     assert planes == ["calibration", "cards"]
     assert grid._card_sized(plane_from_calibration(s.image, calibration), lattice.image_from_maze, lattice.cells)
+
+
+def test_a_growth_that_meets_an_earlier_one_is_followed_no_further():
+    """Hypotheses a few hundredths of a cell apart, or a whole cell over, meet after a
+    growth stage and grow as one (the earlier growth is taken, and followed alone the
+    later would have ended where it did); half a cell or a third off, they do not."""
+    scene = table_scene(np.random.default_rng(500), size=SIZE)
+    work = grid._Work(scene.image, 800)
+    h = scene.image_from_maze
+    first = grid._grow(work, h @ translation(0.06, 0.04))
+    cells = first.cells
+    for offset in ((-0.04, -0.05), (1.03, -0.04)):
+        assert grid._grow(work, h @ translation(*offset), [first]) is first
+        alone = grid._grow(work, h @ translation(*offset))
+        assert alone is not first and grid._same_lattice(alone.h, first.h, cells)
+    for offset in ((0.5, 0.0), (0.0, 0.33)):
+        assert grid._grow(work, h @ translation(*offset), [first]) is not first
