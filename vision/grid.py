@@ -1427,6 +1427,7 @@ LOCAL_RADIUS = 0.3  # of the shrunk frame's long side: the patch resampled aroun
 LOCAL_SAMPLE = 0.5  # shrunk pixels per patch sample
 LOCAL_REACH = 100.0  # shrunk pixels around the seed where hypotheses are compared
 LOCAL_KEEP = 24  # cheaply screened hypotheses handed to ``lattice_score``
+SCREEN_BATCHES = 8  # the local lattices screened in so many batches (``_LocalPatch.periodicities``)
 
 
 class _LocalPatch:
@@ -1503,7 +1504,7 @@ class _LocalPatch:
         outlines = [self.combs(axis, t, reach, outline=True) for axis in (0, 1)]
         phase_sets = [[sorted(set(np.argsort(-c[i])[:2]) | set(np.argsort(-o[i])[:2])) for i in range(len(t))]
                       for c, o in zip(combs, outlines)]
-        all_trials, all_scores = [], []
+        all_trials, all_reach = [], []
         for i in range(len(t)):
             trials = []
             for short_axis in (0, 1):
@@ -1521,26 +1522,34 @@ class _LocalPatch:
             if trials:
                 trials = np.array(trials)
                 all_trials.append(trials)
-                all_scores.append(self._screen(trials, max(LOCAL_REACH, 2.5 * trials[:, :2].max())))
+                all_reach.append(np.full(len(trials), max(LOCAL_REACH, 2.5 * trials[:, :2].max())))
         if not all_trials:
             return []
-        trials, score = np.concatenate(all_trials), np.concatenate(all_scores)
+        trials, reach = np.concatenate(all_trials), np.concatenate(all_reach)
+        # screened in a few batches of about the same number of cells each way (the
+        # smallest pitches need the most): one call per pitch spent more time in Python
+        cells = reach / trials[:, :2].min(axis=1)
+        score = np.zeros(len(trials))
+        for group in np.array_split(np.argsort(cells), SCREEN_BATCHES):
+            if len(group):
+                score[group] = self._screen(trials[group], reach[group])
         order = np.argsort(-score)[:LOCAL_KEEP]
         return [tbl.Periodicity(tu, tv, fu * tu, fv * tv, float(score[k]), "v" if tv >= tu else "u")
                 for k in order for tu, tv, fu, fv in [trials[k]]]
 
-    def _screen(self, trials: np.ndarray, reach: float) -> np.ndarray:
-        """Cheap two-axis score of lattices (pitch_u, pitch_v, phase_u, phase_v): pure cells
-        (card art filling a cell or leaving it bare: a lattice off in phase or twice the
-        pitch cuts through the maze's outline) times edge energy concentrated on the busy
-        cells' sides (half or a third of the pitch puts sides along tunnels and rock)."""
+    def _screen(self, trials: np.ndarray, reach: np.ndarray) -> np.ndarray:
+        """Cheap two-axis score of lattices (pitch_u, pitch_v, phase_u, phase_v), each over
+        the cells within its ``reach`` (px) of the seed: pure cells (card art filling a cell
+        or leaving it bare: a lattice off in phase or twice the pitch cuts through the maze's
+        outline) times edge energy concentrated on the busy cells' sides (half or a third of
+        the pitch puts sides along tunnels and rock)."""
         tu, tv, fu, fv = (trials[:, k][:, None, None] for k in range(4))
-        n = math.ceil(reach / trials[:, :2].min()) + 1
+        n = math.ceil((reach / trials[:, :2].min(axis=1)).max()) + 1
         k = np.arange(-n, n + 1)[None, :]
         i, j = k[:, None, :], k[:, :, None]  # (1, rows j, cols i)
         u0, v0 = (fu + i) * tu, (fv + j) * tv  # cell (i, j) spans [u0, u0 + tu] x [v0, v0 + tv]
         cu, cv = u0 + 0.5 * tu, v0 + 0.5 * tv
-        inside = ((np.hypot(cu, cv) < reach) & (np.abs(u0) < self.radius - tu)
+        inside = ((np.hypot(cu, cv) < reach[:, None, None]) & (np.abs(u0) < self.radius - tu)
                   & (np.abs(v0) < self.radius - tv))
         inner = self._box(self.busy, u0 + 0.15 * tu, u0 + 0.85 * tu, v0 + 0.15 * tv, v0 + 0.85 * tv)
         area = (0.7 * tu / LOCAL_SAMPLE) * (0.7 * tv / LOCAL_SAMPLE)
@@ -1549,19 +1558,17 @@ class _LocalPatch:
         purity = (np.where(counted, 1 - 2 * np.minimum(share, 1 - share), 0).sum(axis=(1, 2))
                   / np.maximum(counted.sum(axis=(1, 2)), 1))
         busy = inside & (share >= CARD_SHARE)
-        on = wide = 0.0
-        for axis, (edge, t) in enumerate(zip(self.edge, (tu, tv))):
-            for side in (0.0, 1.0):
-                if axis == 0:
-                    line = u0 + side * tu
-                    narrow = self._box(edge, line - 0.05 * t, line + 0.05 * t, v0 + 0.1 * tv, v0 + 0.9 * tv)
-                    broad = self._box(edge, line - 0.2 * t, line + 0.2 * t, v0 + 0.1 * tv, v0 + 0.9 * tv)
-                else:
-                    line = v0 + side * tv
-                    narrow = self._box(edge, u0 + 0.1 * tu, u0 + 0.9 * tu, line - 0.05 * t, line + 0.05 * t)
-                    broad = self._box(edge, u0 + 0.1 * tu, u0 + 0.9 * tu, line - 0.2 * t, line + 0.2 * t)
-                on = on + np.where(busy, narrow, 0).sum(axis=(1, 2))
-                wide = wide + np.where(busy, broad, 0).sum(axis=(1, 2))
+        # the sides of cell (i, j) lie on lines i and i + 1 across u, j and j + 1 across v:
+        # each line's stretch is summed once, for both cells it bounds
+        lines = np.arange(-n, n + 2)[None, :]
+        lu, lv = (fu + lines[:, None, :]) * tu, (fv + lines[:, :, None]) * tv
+        near_sides = []
+        for half_width in (0.05, 0.2):
+            across_u = self._box(self.edge[0], lu - half_width * tu, lu + half_width * tu, v0 + 0.1 * tv, v0 + 0.9 * tv)
+            across_v = self._box(self.edge[1], u0 + 0.1 * tu, u0 + 0.9 * tu, lv - half_width * tv, lv + half_width * tv)
+            both = across_u[:, :, :-1] + across_u[:, :, 1:] + across_v[:, :-1, :] + across_v[:, 1:, :]
+            near_sides.append(np.where(busy, both, 0).sum(axis=(1, 2)))
+        on, wide = near_sides
         sides = on / np.maximum(wide, 1e-9) * 4.0  # 1: no more energy on the sides than near them
         return np.where(busy.sum(axis=(1, 2)) >= 2, purity * sides, 0.0)
 
