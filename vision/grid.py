@@ -1659,10 +1659,12 @@ class _Growth:
     scored: tuple | None = None  # (score, h, refined, cells), given by _Growths
 
 
-# Two growths whose lattices, after the same stage, put the cells just refined on within
-# this many frame pixels of each other (the cells named alike or a whole number of cells
-# over) grow alike from there: the later one is followed no further. On most photos some
-# of the hypotheses handed to the growth meet another's within a stage or two.
+# Two growths whose lattices, after the same stage, put every busy cell within this many
+# frame pixels of each other (the cells named alike or a whole number of cells over) grow
+# alike from there: the later one is followed no further. On most photos some of the
+# hypotheses handed to the growth meet another's within a stage or two. Agreeing on the
+# cells just refined on is not enough: two lattices half a pixel apart there and a pixel
+# elsewhere grew 50 pixels apart (4:3 bench photo 38, which lost its maze).
 SAME_GROWTH_PX = 0.5
 
 
@@ -1681,16 +1683,16 @@ def _grow(work: _Work, h: np.ndarray, earlier: Sequence[_Growth] = ()) -> _Growt
         if result.probes and np.isfinite(result.error_px):
             h, refined, cells = result.h, result, near
         stages.append(h)
-        met = next((g for g in earlier if stage < len(g.stages) and _same_lattice(h, g.stages[stage], near)), None)
+        met = next((g for g in earlier if stage < len(g.stages) and _same_lattice(h, g.stages[stage], busy)), None)
         if met is not None:
             return met
     return _Growth(h, refined, cells, stages)
 
 
-def _same_lattice(h: np.ndarray, other: np.ndarray, cells: list[Cell]) -> bool:
+def _same_lattice(h: np.ndarray, other: np.ndarray, cells: Collection[Cell]) -> bool:
     """Whether lattices ``h`` and ``other`` put ``cells`` within SAME_GROWTH_PX of each
     other, ``other`` naming them alike or a whole number of cells over."""
-    c = np.asarray(cells, float)
+    c = np.asarray(sorted(cells), float)
     mine = apply_homography(h, c)
     over = np.rint(apply_homography(np.linalg.inv(other), mine[:1]) - c[:1])
     theirs = apply_homography(other, c + over)
