@@ -1656,7 +1656,7 @@ class _Growth:
     refined: Refined | None
     cells: list[Cell]
     stages: list[np.ndarray]
-    scored: tuple | None = None  # (score, h, refined, cells), given by _Growths
+    score: float | None = None  # lattice_score, given by _Growths to growths with cells
 
 
 # Two growths whose lattices, after the same stage, put every busy cell within this many
@@ -1980,17 +1980,18 @@ class _Growths:
         self.done: list[_Growth] = []
         self.by_start: dict[bytes, _Growth] = {}
 
-    def scored(self, h0: np.ndarray) -> tuple | None:
-        """(score, lattice, refinement, cells) of ``h0``'s growth (the same tuple for
-        growths that met), or None when it found no cells to grow on."""
+    def grown(self, h0: np.ndarray) -> _Growth | None:
+        """``h0``'s growth, scored (the same for growths that met), or None when it found
+        no cells to grow on."""
         key = h0.tobytes()
         if key not in self.by_start:
             growth = self.by_start[key] = _grow(self.work, h0, self.done)
             if growth not in self.done:
                 self.done.append(growth)
                 if growth.refined is not None and growth.cells:
-                    growth.scored = (lattice_score(self.work, growth.h), growth.h, growth.refined, growth.cells)
-        return self.by_start[key].scored
+                    growth.score = lattice_score(self.work, growth.h)
+        growth = self.by_start[key]
+        return growth if growth.score is not None else None
 
 
 def _grown_and_ranked(work: _Work, frame: np.ndarray, hypotheses: list[np.ndarray],
@@ -2001,13 +2002,13 @@ def _grown_and_ranked(work: _Work, frame: np.ndarray, hypotheses: list[np.ndarra
     growths = _Growths(work) if growths is None else growths
     grown = []
     for h0 in hypotheses:
-        scored = growths.scored(h0)
-        if scored is not None and all(scored is not g for g in grown):
-            grown.append(scored)
+        growth = growths.grown(h0)
+        if growth is not None and growth not in grown:
+            grown.append(growth)
     if not reads_cards:
-        return [((score,), h, refined) for score, h, refined, _ in grown]
-    shares = reads_cards(frame, [_spread_over(h, frame, cells, VERIFY_CELLS) for _, h, _, cells in grown])
-    return [((score * share, score), h, refined) for (score, h, refined, _), share in zip(grown, shares)]
+        return [((g.score,), g.h, g.refined) for g in grown]
+    shares = reads_cards(frame, [_spread_over(g.h, frame, g.cells, VERIFY_CELLS) for g in grown])
+    return [((g.score * share, g.score), g.h, g.refined) for g, share in zip(grown, shares)]
 
 
 def _spread_over(h: np.ndarray, frame: np.ndarray, cells: list[Cell], most: int) -> Lattice:
