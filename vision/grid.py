@@ -137,7 +137,10 @@ CARD_SHARE = 0.5
 WEAK_SHARE = 0.33  # a faint card next to a clear one
 BARE_SHARE = 0.25
 MOSAIC_CELL = (16, 24)  # pixels per cell in the occupancy mosaic (portrait, like a card)
-HAND_SKIN_SHARE = 0.12  # a cell this much under a hand cannot be trusted either way
+# A cell showing this much more smooth skin than the bare table does is under a hand (its
+# card cannot be trusted either way). Less, 0.12 (what an earlier comment here gave, never
+# in force), took clear cards beside the maze for hidden and framed a bench photo a cell off.
+HAND_SKIN_SHARE = 0.3
 # Smooth skin alone misses a pale or strongly lit hand (its own edges and folds read as
 # busy, and a third of a cell under one is enough to misread the card): on a table that
 # shows at most ARM_TABLE_SKIN skin itself, a cell this much under an arm is occluded too.
@@ -2101,7 +2104,7 @@ def _hand_cells(seen: _Cells, busy: set[Cell]) -> set[Cell]:
     that is not, under an arm (``_arm_shares``)."""
     bare = [v for c, v in seen.skin.items() if c not in busy and not any(n in busy for n in _neighbours(c))]
     table_skin = float(np.percentile(bare, 90)) if bare else 0.0
-    threshold = max(HAND_SKIN_SHARE, table_skin + 0.3)
+    threshold = table_skin + HAND_SKIN_SHARE
     hand = {c for c, v in seen.skin.items() if v > threshold}
     if table_skin < ARM_TABLE_SKIN and seen.mosaic.image is not None:
         arm = _arm_shares(seen.mosaic)
