@@ -1566,9 +1566,9 @@ class _LocalPatch:
         lines = np.arange(-n, n + 2)[None, :]
         lu, lv = (fu + lines[:, None, :]) * tu, (fv + lines[:, :, None]) * tv
         near_sides = []
-        for half_width in (0.05, 0.2):
-            across_u = self._box(self.edge[0], lu - half_width * tu, lu + half_width * tu, v0 + 0.1 * tv, v0 + 0.9 * tv)
-            across_v = self._box(self.edge[1], u0 + 0.1 * tu, u0 + 0.9 * tu, lv - half_width * tv, lv + half_width * tv)
+        for half in (0.05, 0.2):  # the line's own stretch, and the stretch around it
+            across_u = self._box(self.edge[0], lu - half * tu, lu + half * tu, v0 + 0.1 * tv, v0 + 0.9 * tv)
+            across_v = self._box(self.edge[1], u0 + 0.1 * tu, u0 + 0.9 * tu, lv - half * tv, lv + half * tv)
             both = across_u[:, :, :-1] + across_u[:, :, 1:] + across_v[:, :-1, :] + across_v[:, 1:, :]
             near_sides.append(np.where(busy, both, 0).sum(axis=(1, 2)))
         on, wide = near_sides

@@ -238,7 +238,6 @@ def test_a_phone_that_reloads_is_back_in_its_seat_with_its_secrets(server, brows
     expect(phone.locator("#conn")).to_have_attribute("data-live", "yes", timeout=3000)
 
 
-
 def test_a_refused_tap_is_told_on_the_page_and_raises_no_page_error(server, browser):
     """A tap the server refuses (a gold card tapped again after the pick was taken, a seat
     freed meanwhile...) is shown to the player as a message, and is no uncaught error in
