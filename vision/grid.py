@@ -563,6 +563,9 @@ class _Work:
                          else (0, 0, w - 1, h - 1))
         small_density = cv2.resize(self.busy, (max(1, w // 8), max(1, h // 8)), interpolation=cv2.INTER_AREA)
         self.density = cv2.GaussianBlur(small_density, (0, 0), max(h, w) / 160)
+        # lattice (its bytes) -> its busy cells: ranking the hypotheses finds each one's, and
+        # growing a hypothesis begins by finding them again for the same lattice
+        self.busy_cells: dict[bytes, set[Cell]] = {}
 
     @cached_property
     def segments(self) -> np.ndarray:
@@ -1614,8 +1617,10 @@ def _seed_cells(work: _Work, h: np.ndarray, reach: float) -> list[Cell]:
 def _seed_region(work: _Work, h: np.ndarray, reach: float) -> tuple[list[Cell], set[Cell]]:
     """Busy cells of the largest busy group within ``reach`` cells of its best-surrounded
     one, and all busy cells (to tell the group's outline from its inner sides)."""
-    cells = _examine(work, h)
-    busy = {c for c, v in cells.busy.items() if v >= CARD_SHARE}
+    key = h.tobytes()
+    busy = work.busy_cells.get(key)
+    if busy is None:
+        busy = work.busy_cells[key] = {c for c, v in _examine(work, h).busy.items() if v >= CARD_SHARE}
     if not busy:
         return [], busy
     main = _components(busy)[0]
