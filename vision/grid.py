@@ -2404,6 +2404,24 @@ class GridTracker:
             self._last = lattice  # until it is anchored, a fresh fit does not replace named cells
         return lattice
 
+    def recentred(self, frame: np.ndarray) -> Lattice | None:
+        """The tracked lattice refitted on where ``locates_cards`` finds its cards in
+        ``frame`` (``_centred_on_cards``), its cells named as before; None where nothing
+        changed. What is tracked stays so until ``keep``."""
+        lattice = self.lattice
+        if lattice is None or self.locates_cards is None:
+            return None
+        work = _Work(frame, _working_width(frame.shape[1], lattice.cell_size_px(), self.work_width))
+        centred = _centred_on_cards(work, frame, lattice, self.locates_cards, {})
+        if centred is lattice:
+            return None
+        return replace(centred, anchored=lattice.anchored, half_turn=lattice.half_turn,
+                       maze_from_fit=lattice.maze_from_fit)
+
+    def keep(self, lattice: Lattice) -> None:
+        """Track ``lattice`` (a ``recentred`` one) from now on."""
+        self.lattice = self._last = lattice
+
     def forget(self) -> None:
         """Fit afresh on the next frame (the tracked lattice is doubted), keeping its cell
         names for the new fit where it lands on the same cells."""

@@ -41,6 +41,8 @@ IN_VIEW = 0.65
 # A tracked lattice is dropped after this many quiet frames in a row in which more than
 # this share of its occupied cells read as no maze card at all.
 DOUBTS_BEFORE_REFIT = 3
+# What a tracked lattice reads on a still view that asks for one fresh fit (``Pipeline.step``).
+UNREAD = ("not-a-maze-card", "low-confidence", "unknown-card", "off-cell", "conflict")
 PLAUSIBLE_ALIEN_SHARE = 0.4
 # A photo's lattice must also read this share of its occupied cells surely as maze cards (on
 # the bench photos, lattices that do not line up read 0.12-0.32; those that do, 0.54 or more).
@@ -246,6 +248,7 @@ class Pipeline:
     _previous_small: np.ndarray | None = None
     _judged_small: np.ndarray | None = None  # the frame the tracked lattice was judged on
     _doubts: int = 0  # quiet frames in a row whose lattice read implausibly
+    _refit_due: bool = False  # something moved since a still view's lattice was last fitted afresh
 
     def __post_init__(self) -> None:
         self.classifier.restrict_to(game_faces(self.catalogue, self.game))
@@ -326,10 +329,32 @@ class Pipeline:
             busy = True
         else:
             self._doubts = 0
+        if busy:
+            self._refit_due = True
+        elif self._refit_due and any(u.reason in UNREAD for u in observation.uncertain):
+            # cards laid out at the maze's edge are where a tracked lattice drifts (it is only
+            # re-snapped, a little, frame to frame): once the view is still, a card the
+            # lattice cannot read asks for a fresh fit, kept where it reads more cards surely
+            self._refit_due = False
+            refitted = self._refitted(frame, observation)
+            if refitted is not None:
+                lattice, observation, empty = refitted
         done = time.perf_counter()
         self.timings["motion"] = (done - read_done) * 1e3
         observation.ms = (done - started) * 1e3
         return Step(observation, empty, busy, lattice, frame, note)
+
+    def _refitted(self, frame: np.ndarray, observation: Observation) -> tuple[Lattice, Observation, set[Cell]] | None:
+        """A fresh fit of a still frame with its reading, tracked from now on, when it reads
+        more cards surely than the tracked lattice's ``observation`` does."""
+        fresh = self._tracker.recentred(frame)
+        if fresh is None:
+            return None
+        seen, empty = self._read(frame, fresh)
+        if len(seen.cards) <= len(observation.cards) or not _plausible(seen, fresh):
+            return None
+        self._tracker.keep(fresh)
+        return fresh, seen, empty
 
     def _undistorted(self, frame: np.ndarray) -> np.ndarray:
         return frame if self.calibration is None else self.calibration.lens.undistort(frame)
