@@ -41,7 +41,7 @@ IN_VIEW = 0.65
 # A tracked lattice is dropped after this many quiet frames in a row in which more than
 # this share of its occupied cells read as no maze card at all.
 DOUBTS_BEFORE_REFIT = 3
-# What a tracked lattice reads on a still view that asks for one fresh fit (``Pipeline.step``).
+# What a tracked lattice reads on a still view that has it centred on the cards once (``Pipeline.step``).
 UNREAD = ("not-a-maze-card", "low-confidence", "unknown-card", "off-cell", "conflict")
 PLAUSIBLE_ALIEN_SHARE = 0.4
 # A photo's lattice must also read this share of its occupied cells surely as maze cards (on
@@ -248,7 +248,7 @@ class Pipeline:
     _previous_small: np.ndarray | None = None
     _judged_small: np.ndarray | None = None  # the frame the tracked lattice was judged on
     _doubts: int = 0  # quiet frames in a row whose lattice read implausibly
-    _refit_due: bool = False  # something moved since a still view's lattice was last fitted afresh
+    _recentre_due: bool = False  # something moved since the tracked lattice was last centred on the cards
 
     def __post_init__(self) -> None:
         self.classifier.restrict_to(game_faces(self.catalogue, self.game))
@@ -330,23 +330,23 @@ class Pipeline:
         else:
             self._doubts = 0
         if busy:
-            self._refit_due = True
-        elif self._refit_due and any(u.reason in UNREAD for u in observation.uncertain):
+            self._recentre_due = True
+        elif self._recentre_due and any(u.reason in UNREAD for u in observation.uncertain):
             # cards laid out at the maze's edge are where a tracked lattice drifts (it is only
             # re-snapped, a little, frame to frame): once the view is still, a card the
-            # lattice cannot read asks for a fresh fit, kept where it reads more cards surely
-            self._refit_due = False
-            refitted = self._refitted(frame, observation)
-            if refitted is not None:
-                lattice, observation, empty = refitted
+            # lattice cannot read has it centred on where the cards lie
+            self._recentre_due = False
+            recentred = self._recentred(frame, observation)
+            if recentred is not None:
+                lattice, observation, empty = recentred
         done = time.perf_counter()
         self.timings["motion"] = (done - read_done) * 1e3
         observation.ms = (done - started) * 1e3
         return Step(observation, empty, busy, lattice, frame, note)
 
-    def _refitted(self, frame: np.ndarray, observation: Observation) -> tuple[Lattice, Observation, set[Cell]] | None:
-        """A fresh fit of a still frame with its reading, tracked from now on, when it reads
-        more cards surely than the tracked lattice's ``observation`` does."""
+    def _recentred(self, frame: np.ndarray, observation: Observation) -> tuple[Lattice, Observation, set[Cell]] | None:
+        """The tracked lattice centred on the cards of a still frame, with its reading,
+        tracked from now on where it reads more cards surely than ``observation`` does."""
         fresh = self._tracker.recentred(frame)
         if fresh is None:
             return None
