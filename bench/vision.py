@@ -26,9 +26,11 @@
 * videos: games filmed at 1080p by a fixed camera, hands bringing each card in; every
   frame goes through the pipeline and the tracker: commits that do not match the truth
   (wrong commits, the target is zero: a card read wrongly, a card removed that is not, a
-  card of the first view announced as laid), placements committed, frames per second in
-  steady state on one core (the median frame, and the 90th percentile frame: a still view
-  keeps its lattice, a moving one is re-judged) and the time of each stage;
+  card of the first view announced as laid), placements committed, the board the tracker
+  holds at each film's end against the table (a card of the first view read wrongly shows
+  only there), frames per second in steady state on one core (the median frame, and the
+  90th percentile frame: a still view keeps its lattice, a moving one is re-judged) and the
+  time of each stage;
 * with ``--scans DIR``, all of it again on tables laid out of a printed deck's scans (the
   base game's faces as the publisher printed them, read from the folder): the fairest
   preview here of real cards, for the grid above all (the shipped classifier has seen
@@ -187,6 +189,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
 def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedDeck | None = None) -> dict:
     cv2.setNumThreads(1)
     wrong_commits = commits = placements_expected = frames = 0
+    held = {"right": 0, "wrong": 0, "missing": 0, "boards_right": 0}
     steady: list[float] = []
     stages: dict[str, list[float]] = {}
     for k in range(count):
@@ -215,14 +218,30 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
                       and same_card(event.placement.face, event.placement.rotation, truth.face, truth.rotation))
                 laid.discard(event.cell)
                 wrong_commits += not ok
+        board = _held_against(tracker, video.frames[-1].cells)
+        for key, n in board.items():
+            held[key] += n
+        held["boards_right"] += not board["wrong"] and not board["missing"]
     return {
         "videos": count, "frames": frames, "placements_filmed": placements_expected,
         "commits": commits, "wrong_commits": wrong_commits,
+        "held_at_end": held,
         "fps_one_core_1080p": round(1 / float(np.median(steady)), 1),
         # a still view keeps its judged lattice: the frames in which something moved cost more
         "frame_ms_p90": round(float(np.percentile(steady, 90)) * 1e3, 1),
         "stage_ms_median": {stage: round(float(np.median(v)), 2) for stage, v in stages.items()},
     }
+
+
+def _held_against(tracker: MazeTracker, truth: dict) -> dict[str, int]:
+    """The tracker's board against the cards on the table: right, wrong (a card held that
+    is not so, or none lies there) and missing (a card in view, none held; a card mostly out
+    of the frame is no camera's to see)."""
+    board = {p.cell: p for p in tracker.board.placements()} if tracker.board is not None else {}
+    right = sum(1 for cell, p in board.items() if (t := truth.get(cell)) is not None
+                and same_card(p.face, p.rotation, t.face, t.rotation))
+    in_view = {cell for cell, t in truth.items() if t.visible > 0.95}
+    return {"right": right, "wrong": len(board) - right, "missing": len(in_view - set(board))}
 
 
 def _report(p: dict | None, v: dict | None, title: str) -> None:
@@ -243,6 +262,9 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
         return
     print(f"  {v['videos']} filmed games, {v['frames']} frames, {v['placements_filmed']} placements: "
           f"{v['commits']} commits, {v['wrong_commits']} wrong")
+    h = v["held_at_end"]
+    print(f"  the boards held at the films' ends: {h['boards_right']} of {v['videos']} right; {h['right']} cards "
+          f"held right, {h['wrong']} wrongly, {h['missing']} in view not held")
     print(f"  steady state at 1080p on one core: {v['fps_one_core_1080p']} frames per second "
           f"(90th percentile frame {v['frame_ms_p90']} ms); "
           + ", ".join(f"{k} {ms} ms" for k, ms in v["stage_ms_median"].items()))
