@@ -249,6 +249,8 @@ class Pipeline:
     _judged_small: np.ndarray | None = None  # the frame the tracked lattice was judged on
     _doubts: int = 0  # quiet frames in a row whose lattice read implausibly
     _recentre_due: bool = False  # something moved since the tracked lattice was last centred on the cards
+    _goals_judged: Lattice | None = None  # the tracked lattice the goal cards were last looked for on
+    _goals_found: dict = field(default_factory=dict)  # goal place -> the reading found there
 
     def __post_init__(self) -> None:
         self.classifier.restrict_to(game_faces(self.catalogue, self.game))
@@ -339,6 +341,8 @@ class Pipeline:
             recentred = self._recentred(frame, observation)
             if recentred is not None:
                 lattice, observation, empty = recentred
+        if not busy:
+            self._add_goals(frame, lattice, observation, empty)
         done = time.perf_counter()
         self.timings["motion"] = (done - read_done) * 1e3
         observation.ms = (done - started) * 1e3
@@ -355,6 +359,25 @@ class Pipeline:
             return None
         self._tracker.keep(fresh)
         return fresh, seen, empty
+
+    def _add_goals(self, frame: np.ndarray, lattice: Lattice, observation: Observation, empty: set[Cell]) -> None:
+        """Goal cards on the goal places in view where the tracked lattice reads no card,
+        found as the anchoring finds them (crops shifted about the place), looked for once a
+        judged lattice. Goal backs are plain and lie apart, where a lattice fitted on the
+        maze can be a fifth of a card off: a printed film's one goal back read as no maze
+        card on every frame, and was never held."""
+        read = {c.cell for c in observation.cards}
+        if lattice is not self._goals_judged:
+            self._goals_judged = lattice
+            places = [c for c in GOAL_CELLS if c not in read and c not in lattice.occluded
+                      and lattice.share_in_view(c) >= IN_VIEW]
+            self._goals_found = self._find_goals(frame, lattice, places)[0] if places else {}
+        for cell, r in self._goals_found.items():
+            if cell not in read:
+                observation.cards.append(SeenCard(cell[0], cell[1], r.face, r.rotation, r.confidence))
+                observation.uncertain = [u for u in observation.uncertain if (u.x, u.y) != cell]
+                empty.discard(cell)
+        observation.cards.sort(key=lambda c: c.cell)
 
     def _undistorted(self, frame: np.ndarray) -> np.ndarray:
         return frame if self.calibration is None else self.calibration.lens.undistort(frame)

@@ -115,19 +115,38 @@ def test_goal_cards_a_quarter_of_a_cell_off_along_the_lattice_are_found_around_t
     # classifier reads a card surely within about a tenth of a cell along it, so looking
     # at half-cell steps alone missed them
     s = scene(41)
+    image = goals_moved(s, without(s, [START_CELL, *GOAL_CELLS]), -0.24)
+    fit = truth_lattice(s, cells=[c for c in s.cells if c not in GOAL_CELLS and c != START_CELL])
+    found, _ = pipeline._goals_around(image, fit, [])
+    assert sorted(found) == sorted(GOAL_CELLS)
+
+
+def goals_moved(s, image, dy):
+    """``image`` (scene ``s`` with its goal cards taken away) with them laid ``dy`` cells
+    north of their places."""
     lattice = truth_lattice(s)
-    image = without(s, [START_CELL, *GOAL_CELLS])
     for x, y in GOAL_CELLS:
-        here, there = lattice.quad((x, y)), lattice.quad((x, y - 0.24))
+        here, there = lattice.quad((x, y)), lattice.quad((x, y + dy))
         moved = cv2.warpPerspective(s.image, cv2.getPerspectiveTransform(here.astype(np.float32),
                                                                          there.astype(np.float32)),
                                     image.shape[1::-1])
         mask = np.zeros(image.shape[:2], np.uint8)
         cv2.fillConvexPoly(mask, np.round(there).astype(np.int32), 1)
         image[mask > 0] = moved[mask > 0]
-    fit = truth_lattice(s, cells=[c for c in s.cells if c not in GOAL_CELLS and c != START_CELL])
-    found, _ = pipeline._goals_around(image, fit, [])
-    assert sorted(found) == sorted(GOAL_CELLS)
+    return image
+
+
+def test_a_fixed_camera_sees_goal_cards_its_lattice_misses_by_a_fifth_of_a_card():
+    """Goal backs are plain and lie apart, where a lattice fitted on the maze can be a fifth
+    of a card off: the tracked lattice's own crops there read no card (a printed bench film
+    never held one of its goals). Each judged lattice looks for them as the anchoring does,
+    by crops shifted about the goal places."""
+    s = scene(42)
+    image = goals_moved(s, without(s, list(GOAL_CELLS)), -0.24)
+    pipeline = Pipeline(Classifier())
+    steps = [pipeline.step(image) for _ in range(3)]
+    assert not steps[-1].busy
+    assert sorted(c.cell for c in steps[-1].observation.cards if c.cell in GOAL_CELLS) == sorted(GOAL_CELLS)
 
 
 def without_the_start(monkeypatch, seen):
