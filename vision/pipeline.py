@@ -41,7 +41,8 @@ IN_VIEW = 0.65
 # A tracked lattice is dropped after this many quiet frames in a row in which more than
 # this share of its occupied cells read as no maze card at all.
 DOUBTS_BEFORE_REFIT = 3
-# What a tracked lattice reads on a still view that has it centred on the cards once (``Pipeline.step``).
+# What a tracked lattice reads on a still view that has it centred on the cards once
+# (``Pipeline.step``).
 UNREAD = ("not-a-maze-card", "low-confidence", "unknown-card", "off-cell", "conflict")
 PLAUSIBLE_ALIEN_SHARE = 0.4
 # A photo's lattice must also read this share of its occupied cells surely as maze cards (on
@@ -351,19 +352,19 @@ class Pipeline:
     def _recentred(self, frame: np.ndarray, observation: Observation) -> tuple[Lattice, Observation, set[Cell]] | None:
         """The tracked lattice centred on the cards of a still frame, with its reading,
         tracked from now on where it reads more cards surely than ``observation`` does."""
-        fresh = self._tracker.recentred(frame)
-        if fresh is None:
+        centred = self._tracker.recentred(frame)
+        if centred is None:
             return None
-        seen, empty = self._read(frame, fresh)
-        if len(seen.cards) <= len(observation.cards) or not _plausible(seen, fresh):
+        seen, empty = self._read(frame, centred)
+        if len(seen.cards) <= len(observation.cards) or not _plausible(seen, centred):
             return None
-        self._tracker.keep(fresh)
-        return fresh, seen, empty
+        self._tracker.keep(centred)
+        return centred, seen, empty
 
     def _add_goals(self, frame: np.ndarray, lattice: Lattice, observation: Observation, empty: set[Cell]) -> None:
         """Goal cards on the goal places in view where the tracked lattice reads no card,
-        found as the anchoring finds them (crops shifted about the place), looked for once a
-        judged lattice. Goal backs are plain and lie apart, where a lattice fitted on the
+        found as the anchoring finds them (crops shifted about the place), looked for once on
+        each judged lattice. Goal backs are plain and lie apart, where a lattice fitted on the
         maze can be a fifth of a card off: a printed film's one goal back read as no maze
         card on every frame, and was never held."""
         read = {c.cell for c in observation.cards}
