@@ -332,20 +332,24 @@ class Pipeline:
             busy = True
         else:
             self._doubts = 0
+        moved = time.perf_counter()
+        self.timings["motion"] = (moved - read_done) * 1e3
+        looked = False  # a second look at a still view: the lattice centred, goal cards looked for
         if busy:
             self._recentre_due = True
         elif self._recentre_due and any(u.reason in UNREAD for u in observation.uncertain):
             # cards laid out at the maze's edge are where a tracked lattice drifts (it is only
             # re-snapped, a little, frame to frame): once the view is still, a card the
             # lattice cannot read has it centred on where the cards lie
-            self._recentre_due = False
+            self._recentre_due, looked = False, True
             recentred = self._recentred(frame, observation)
             if recentred is not None:
                 lattice, observation, empty = recentred
         if not busy:
-            self._add_goals(frame, lattice, observation, empty)
+            looked |= self._add_goals(frame, lattice, observation, empty)
         done = time.perf_counter()
-        self.timings["motion"] = (done - read_done) * 1e3
+        if looked:
+            self.timings["second look"] = (done - moved) * 1e3
         observation.ms = (done - started) * 1e3
         return Step(observation, empty, busy, lattice, frame, note)
 
@@ -361,24 +365,27 @@ class Pipeline:
         self._tracker.keep(centred)
         return centred, seen, empty
 
-    def _add_goals(self, frame: np.ndarray, lattice: Lattice, observation: Observation, empty: set[Cell]) -> None:
+    def _add_goals(self, frame: np.ndarray, lattice: Lattice, observation: Observation, empty: set[Cell]) -> bool:
         """Goal cards on the goal places in view where the tracked lattice reads no card,
         found as the anchoring finds them (crops shifted about the place), looked for once on
         each judged lattice. Goal backs are plain and lie apart, where a lattice fitted on the
         maze can be a fifth of a card off: a printed film's one goal back read as no maze
-        card on every frame, and was never held."""
+        card on every frame, and was never held. Whether they were looked for on this frame."""
         read = {c.cell for c in observation.cards}
+        searched = False
         if lattice is not self._goals_judged:
             self._goals_judged = lattice
             places = [c for c in GOAL_CELLS if c not in read and c not in lattice.occluded
                       and lattice.share_in_view(c) >= IN_VIEW]
             self._goals_found = self._find_goals(frame, lattice, places)[0] if places else {}
+            searched = bool(places)
         for cell, r in self._goals_found.items():
             if cell not in read:
                 observation.cards.append(SeenCard(cell[0], cell[1], r.face, r.rotation, r.confidence))
                 observation.uncertain = [u for u in observation.uncertain if (u.x, u.y) != cell]
                 empty.discard(cell)
         observation.cards.sort(key=lambda c: c.cell)
+        return searched
 
     def _undistorted(self, frame: np.ndarray) -> np.ndarray:
         return frame if self.calibration is None else self.calibration.lens.undistort(frame)
