@@ -183,13 +183,26 @@ def _add_goals_found(observation: Observation, lattice: Lattice, readings: Mappi
     judged by its own readings: these say nothing of whether it lines up with the cards."""
     goals = {c: r for c, r in readings.items() if is_goal(r.face)}
     confidence = {map_cell(lattice.maze_from_fit, c): r.confidence for c, r in goals.items()}
+    places = _unread_goal_places(observation, lattice)
+    _add_found(observation, [SeenCard(cell[0], cell[1], face, rotation, confidence[cell])
+                             for cell, (face, rotation) in maze_readings(lattice, goals).items() if cell in places])
+
+
+def _unread_goal_places(observation: Observation, lattice: Lattice) -> list[Cell]:
+    """The goal places in view and under no hand on which ``observation`` reads no card."""
     read = {c.cell for c in observation.cards}
-    for cell, (face, rotation) in maze_readings(lattice, goals).items():
-        if (cell in GOAL_CELLS and cell not in read and cell not in lattice.occluded
-                and lattice.share_in_view(cell) >= IN_VIEW):
-            observation.cards.append(SeenCard(cell[0], cell[1], face, rotation, confidence[cell]))
-            observation.uncertain = [u for u in observation.uncertain if (u.x, u.y) != cell]
-    observation.cards.sort(key=lambda c: c.cell)
+    return [c for c in GOAL_CELLS if c not in read and c not in lattice.occluded
+            and lattice.share_in_view(c) >= IN_VIEW]
+
+
+def _add_found(observation: Observation, cards: list[SeenCard]) -> None:
+    """Cards found apart from the lattice's own reading of their cells (goal cards, by crops
+    shifted about their places) added to ``observation``: their cells are uncertain no more."""
+    if not cards:
+        return
+    found = {c.cell for c in cards}
+    observation.cards = sorted(observation.cards + cards, key=lambda c: c.cell)
+    observation.uncertain = [u for u in observation.uncertain if (u.x, u.y) not in found]
 
 
 def _cells_off(lattice: Lattice, cell: Cell, point_px) -> float:
@@ -371,20 +384,16 @@ class Pipeline:
         each judged lattice. Goal backs are plain and lie apart, where a lattice fitted on the
         maze can be a fifth of a card off: a printed film's one goal back read as no maze
         card on every frame, and was never held. Whether they were looked for on this frame."""
-        read = {c.cell for c in observation.cards}
+        places = _unread_goal_places(observation, lattice)
         searched = False
         if lattice is not self._goals_judged:
             self._goals_judged = lattice
-            places = [c for c in GOAL_CELLS if c not in read and c not in lattice.occluded
-                      and lattice.share_in_view(c) >= IN_VIEW]
             self._goals_found = self._find_goals(frame, lattice, places)[0] if places else {}
             searched = bool(places)
-        for cell, r in self._goals_found.items():
-            if cell not in read:
-                observation.cards.append(SeenCard(cell[0], cell[1], r.face, r.rotation, r.confidence))
-                observation.uncertain = [u for u in observation.uncertain if (u.x, u.y) != cell]
-                empty.discard(cell)
-        observation.cards.sort(key=lambda c: c.cell)
+        found = [SeenCard(cell[0], cell[1], r.face, r.rotation, r.confidence)
+                 for cell, r in self._goals_found.items() if cell in places]
+        _add_found(observation, found)
+        empty.difference_update(c.cell for c in found)
         return searched
 
     def _undistorted(self, frame: np.ndarray) -> np.ndarray:
