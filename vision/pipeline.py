@@ -211,6 +211,12 @@ def _cells_off(lattice: Lattice, cell: Cell, point_px) -> float:
     return max(abs(x - cell[0]), abs(y - cell[1]))
 
 
+def _read_on_both_sides(goals: Sequence[Cell]) -> bool:
+    """Whether a goal card is read on the cells either side of it across the goals' column
+    (which runs along the fit's y), as a lattice lying half a cell off out there reads it."""
+    return any(a[1] == b[1] and abs(a[0] - b[0]) == 1 for a, b in itertools.combinations(goals, 2))
+
+
 def _plausible(observation: Observation, lattice: Lattice, least_sure: float = 0.0) -> bool:
     """Whether most occupied cells of the lattice read as maze cards (sure or not), not as
     something else: off by half a card or at twice the pitch, cells straddle two cards.
@@ -534,6 +540,16 @@ class Pipeline:
                     # out of the frame or off the lattice's cells, the goals' frame stands.)
                     raise GridError(f"the start card was not read, and the goal cards read ({len(goals)}) put it "
                                     "where another card lies: the maze frame is unknown")
+                if not best and _read_on_both_sides(goals):
+                    # a goal card read from the cells either side of it: the lattice lies half
+                    # a cell off out there, and with the start nowhere it could hide, which
+                    # column the goals hold no guess can say (a portrait bench photo, 1440 x
+                    # 1920, was framed a cell off: a small maze's lattice a sixth off in pitch
+                    # out at the goals, the start under a hand the skin test missed). Where the
+                    # start may hide, its place decides (drawn bench photo 15, printed 151).
+                    raise GridError("a goal card was read on two neighbouring cells and the start card was not "
+                                    "read: the card lattice does not line up with the cards out there, and the "
+                                    "maze frame is unknown")
                 hidden = [c for places in hiding for c in places]
         try:
             trial = anchor(lattice, sure | found, hidden)

@@ -174,6 +174,22 @@ def test_goals_that_put_the_start_on_another_card_leave_the_frame_unknown(pipeli
         pipeline._anchor_readings(image, fit)
 
 
+def test_a_goal_read_on_both_sides_with_the_start_nowhere_leaves_the_frame_unknown(pipeline, monkeypatch):
+    # the start is gone, and the middle goal card is read from the cells either side of it
+    # across the goals' column, as a lattice lying half a cell off out there reads it: which
+    # column the goals hold, and so where the start lies, nothing says (on a portrait bench
+    # photo the lattice was a sixth off in pitch out at the goals, the start under a hand,
+    # and the column holding more goals named every card a cell off)
+    s, image, fit = without_the_start(monkeypatch, lambda found: found | {(9, 0): found[(8, 0)]})
+    with pytest.raises(GridError, match="neighbouring cells and the start card was not read"):
+        pipeline._anchor_readings(image, fit)
+    # read on their cells alone, the same goals fix the frame
+    monkeypatch.undo()
+    without_the_start(monkeypatch, lambda found: found)
+    readings, _, _ = pipeline._anchor_readings(image, fit)
+    assert np.allclose(anchor(fit, readings).quad(START_CELL), truth_lattice(s).quad(START_CELL))
+
+
 def test_goals_missed_around_the_maze_are_looked_for_beside_one_found(pipeline, monkeypatch):
     # the start is gone and the search around the maze found one goal card of three (far
     # out, a card may read surely only between its half-cell steps across, as on a printed
