@@ -84,6 +84,11 @@ def describe(observation, path: str) -> str:
     return "\n".join(lines)
 
 
+# What a player can do about a photo whose maze could not be read: what the grid needs most
+RETAKE = ("take the photo again from above, the maze filling most of it (the phone turned so the maze runs "
+          "along the photo's long side), with the start card and the goal cards in view and no hand over them")
+
+
 def check(photos: list[str], *, as_json: bool, model: str | None, game: str, deck: str | None,
           calibration: str | None) -> int:
     """One Observation per photo, in order; a photo that is unreadable or shows no maze fails alone."""
@@ -92,13 +97,16 @@ def check(photos: list[str], *, as_json: bool, model: str | None, game: str, dec
     pipeline = _pipeline(model=model, game=game, deck=deck, calibration=calibration)
     failures = 0
     for path in photos:
+        unreadable = False
         try:
             observation = pipeline.observe(load_image(path))
         except ImageError as exc:
-            observation = Observation(error=str(exc))
+            observation, unreadable = Observation(error=str(exc)), True
         if observation.error:
             failures += 1
             print(f"tunnelvision: {path}: {observation.error}", file=sys.stderr)
+            if not unreadable:
+                print(f"tunnelvision: {RETAKE}", file=sys.stderr)
         if as_json:
             doc = observation.to_json()
             doc["photo"] = path

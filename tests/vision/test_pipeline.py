@@ -606,6 +606,19 @@ def test_check_answers_every_photo_and_fails_only_the_bad_one(tmp_path):
     assert second["error"] and "Traceback" not in done.stderr
 
 
+def test_check_tells_how_to_retake_a_photo_whose_maze_it_cannot_read(tmp_path, capsys):
+    from tunnelvision.cli import main
+
+    table, notes = tmp_path / "table.png", tmp_path / "notes.png"
+    bare = np.random.default_rng(0).normal(120, 8, (1080, 1920, 3))
+    cv2.imwrite(str(table), np.clip(bare, 0, 255).astype(np.uint8))  # a table and no maze
+    notes.write_text("not a photo")
+    assert main(["check", str(table)]) == 1
+    assert "take the photo again from above" in capsys.readouterr().err
+    assert main(["check", str(notes)]) == 1
+    assert "take the photo again" not in capsys.readouterr().err  # not a photo at all: no advice on taking it
+
+
 def test_a_still_view_keeps_its_lattice_and_a_changed_one_is_judged_again(monkeypatch):
     """Frames of a fixed camera in which nothing moved (sensor noise, a pixel of shake)
     keep the lattice judged on the last changed frame; a frame in which something changed
