@@ -217,6 +217,18 @@ def _read_on_both_sides(goals: Sequence[Cell]) -> bool:
     return any(a[1] == b[1] and abs(a[0] - b[0]) == 1 for a, b in itertools.combinations(goals, 2))
 
 
+def _column_between(lattice: Lattice, goals: Sequence[Cell], at: Mapping[Cell, np.ndarray]) -> int:
+    """+1 or -1 when every goal card read in the goals' column (which runs along the fit's y;
+    the column most of them share, as ``start_places`` takes it) was found (``at``, pixels)
+    half a cell or more off its cell the same way: the whole column lies between two of the
+    lattice's, the step to the other; 0 otherwise."""
+    if not goals:
+        return 0
+    column = Counter(x for x, _ in goals).most_common(1)[0][0]
+    offs = [lattice.point_at(at[c])[0] - c[0] if c in at else 0.0 for c in goals if c[0] == column]
+    return next((step for step in (1, -1) if all(step * off >= START_STRADDLES for off in offs)), 0)
+
+
 def _plausible(observation: Observation, lattice: Lattice, least_sure: float = 0.0) -> bool:
     """Whether most occupied cells of the lattice read as maze cards (sure or not), not as
     something else: off by half a card or at twice the pitch, cells straddle two cards.
@@ -550,6 +562,19 @@ class Pipeline:
                     raise GridError("a goal card was read on two neighbouring cells and the start card was not "
                                     "read: the card lattice does not line up with the cards out there, and the "
                                     "maze frame is unknown")
+                if step := _column_between(lattice, goals, at):
+                    # every goal card read lies half a cell off its cell the same way: the
+                    # start's places the next column gives are as likely unless the start is
+                    # likelier hiding where these put it (a portrait bench photo was framed a
+                    # cell off: its goals 0.6 cells off, the start under a hand over both
+                    # places; a 4:3 one so had its frame guessed right). One goal read
+                    # squarely on its cell fixes the column (the column's far ends drift
+                    # most: on four 1080p bench photos read right one was half a cell off).
+                    elsewhere = set(start_places([(x + step, y) for x, y in goals])) - set(origins)
+                    if any(self._start_may_hide(lattice, read.get(c), c, sure) >= best for c in elsewhere):
+                        raise GridError("the goal cards were found between two columns of the card lattice and the "
+                                        "start card was not read: the lattice does not line up with the cards out "
+                                        "there, and the maze frame is unknown")
                 hidden = [c for places in hiding for c in places]
         try:
             trial = anchor(lattice, sure | found, hidden)
