@@ -557,8 +557,8 @@ class Pipeline:
                     # a cell off out there, and with the start nowhere it could hide, which
                     # column the goals hold no guess can say (a portrait bench photo, 1440 x
                     # 1920, was framed a cell off: a small maze's lattice a sixth off in pitch
-                    # out at the goals, the start under a hand the skin test missed). Where the
-                    # start may hide, its place decides (drawn bench photo 15, printed 151).
+                    # out at the goals, the start under a hand). Where the start may hide,
+                    # its place decides (drawn bench photo 15, printed 151).
                     raise GridError("a goal card was read on two neighbouring cells and the start card was not "
                                     "read: the card lattice does not line up with the cards out there, and the "
                                     "maze frame is unknown")
