@@ -130,6 +130,7 @@ def watch(source: str, *, as_json: bool, model: str | None, game: str, deck: str
         raise UserError(str(exc)) from None
     last_error = None
     first = None
+    per_frame = frames.seconds_per_frame
     with frames:
         while True:
             try:
@@ -137,10 +138,13 @@ def watch(source: str, *, as_json: bool, model: str | None, game: str, deck: str
             except EndOfStream:
                 return 0
             for event in frames.drain_events():
-                print(f"[camera] {event}", file=sys.stderr, flush=True)
+                print(f"[camera] {event.message}", file=sys.stderr, flush=True)
             if frame is None:
                 continue
             first = frame.timestamp if first is None else first
+            # a file or a folder is timed in its own time (its events at the moments it shows
+            # them, however fast it is read), a live source as its frames were grabbed
+            now = frame.index * per_frame if per_frame else frame.timestamp - first
             step = pipeline.step(frame.image)
             if step.note:
                 print(f"[vision] {step.note}", file=sys.stderr, flush=True)
@@ -148,5 +152,5 @@ def watch(source: str, *, as_json: bool, model: str | None, game: str, deck: str
                 last_error = step.observation.error
                 if last_error:
                     print(f"[vision] {last_error}", file=sys.stderr, flush=True)
-            for event in tracker.update(step.observation, step.empty, frame.timestamp - first, step.busy):
+            for event in tracker.update(step.observation, step.empty, now, step.busy):
                 print(json.dumps(event.to_json()) if as_json else f"{event.time:8.2f}s  {event.text}", flush=True)

@@ -738,10 +738,9 @@ class FrameSource:
         self._events = events
         self._realtime = realtime
         self._loop = loop and not reader.live
+        self._replay_fps = replay_fps
         # Files replayed in realtime are paced at their frame rate; live sources pace themselves.
-        self._frame_interval = (
-            1.0 / (replay_fps or reader.nominal_fps or DEFAULT_REPLAY_FPS) if realtime and not reader.live else 0.0
-        )
+        self._frame_interval = (self.seconds_per_frame or 0.0) if realtime else 0.0
         self._reconnect = reconnect
         self._cond = threading.Condition()
         self._stop = threading.Event()
@@ -765,6 +764,15 @@ class FrameSource:
     @property
     def realtime(self) -> bool:
         return self._realtime
+
+    @property
+    def seconds_per_frame(self) -> float | None:
+        """A file's or folder's own time from one frame to the next (its frame rate, else the
+        replay rate asked for, else DEFAULT_REPLAY_FPS's): what it shows is timed in it, the same
+        however fast it is read. None for a live source, whose frames are timed as grabbed."""
+        if self._reader.live:
+            return None
+        return 1.0 / (self._replay_fps or self._reader.nominal_fps or DEFAULT_REPLAY_FPS)
 
     @property
     def settings(self) -> AppliedSettings | None:
