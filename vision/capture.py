@@ -767,9 +767,9 @@ class FrameSource:
 
     @property
     def seconds_per_frame(self) -> float | None:
-        """A file's or folder's own time from one frame to the next (its frame rate, else the
-        replay rate asked for, else DEFAULT_REPLAY_FPS's): what it shows is timed in it, the same
-        however fast it is read. None for a live source, whose frames are timed as grabbed."""
+        """A file's or folder's own time from one frame to the next (the replay rate asked for,
+        else its own frame rate, else DEFAULT_REPLAY_FPS's): what it shows is timed in it, the
+        same however fast it is read. None for a live source, whose frames are timed as grabbed."""
         if self._reader.live:
             return None
         return 1.0 / (self._replay_fps or self._reader.nominal_fps or DEFAULT_REPLAY_FPS)
