@@ -219,9 +219,10 @@ def _read_on_both_sides(goals: Sequence[Cell]) -> bool:
 
 def _column_between(lattice: Lattice, goals: Sequence[Cell], at: Mapping[Cell, np.ndarray]) -> int:
     """+1 or -1 when every goal card read in the goals' column (which runs along the fit's y;
-    the column most of them share, as ``start_places`` takes it) was found (``at``, pixels)
-    half a cell or more off its cell the same way: the whole column lies between two of the
-    lattice's, the step to the other; 0 otherwise."""
+    the column most of them share, the first found where two share as many, which
+    ``start_places`` would each take) was found (``at``, pixels) half a cell or more off its
+    cell the same way: the whole column lies between two of the lattice's, the step to the
+    other; 0 otherwise."""
     if not goals:
         return 0
     column = Counter(x for x, _ in goals).most_common(1)[0][0]
