@@ -2313,18 +2313,24 @@ def start_places(goals: Sequence[Cell], turns: Sequence[np.ndarray] = (np.eye(3)
     The goal cards lie in one column: one read off the column most of them share is another
     card misread, and is left out (with it, no way would fit them all, and no place be left
     to say the frame is unknown); columns as full as each other are each taken."""
-    columns: dict[int, list[Cell]] = {}
-    for goal in set(goals):
-        columns.setdefault(goal[0], []).append(goal)
-    most = max(map(len, columns.values()), default=0)
     places = set()
-    for column in (c for c in columns.values() if len(c) == most):
+    for column in fullest_columns(goals):
         for turn in turns:
             for origin in _origins(turn, [], column):
                 maze_from_fit = translation(-origin[0], -origin[1]) @ turn
                 if len({map_cell(maze_from_fit, g) for g in column} & set(GOAL_CELLS)) == len(column):
                     places.add(map_cell(np.linalg.inv(maze_from_fit), (0, 0)))
     return sorted(places)
+
+
+def fullest_columns(goals: Sequence[Cell]) -> list[list[Cell]]:
+    """The goal cards of each column (the fit's x) that holds the most of them: the goal
+    cards lie in one column, so one read off it is another card misread."""
+    columns: dict[int, list[Cell]] = {}
+    for goal in sorted(set(goals)):
+        columns.setdefault(goal[0], []).append(goal)
+    most = max(map(len, columns.values()), default=0)
+    return [c for c in columns.values() if len(c) == most]
 
 
 def is_goal(face: str | None) -> bool:

@@ -23,8 +23,8 @@ from engine.board import GOAL_CELLS, START_CELL
 from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catalogue
 
 from .classify import Classifier
-from .grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, is_goal, map_cell,
-                   maze_readings, moved_crop, pin_cells, start_places)
+from .grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, fullest_columns,
+                   is_goal, map_cell, maze_readings, moved_crop, pin_cells, start_places)
 from .observation import Observation, SeenCard, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -218,16 +218,15 @@ def _read_on_both_sides(goals: Sequence[Cell]) -> bool:
 
 
 def _column_between(lattice: Lattice, goals: Sequence[Cell], at: Mapping[Cell, np.ndarray]) -> int:
-    """+1 or -1 when every goal card read in the goals' column (which runs along the fit's y;
-    the column most of them share, the first found where two share as many, which
-    ``start_places`` would each take) was found (``at``, pixels) half a cell or more off its
-    cell the same way: the whole column lies between two of the lattice's, the step to the
-    other; 0 otherwise."""
-    if not goals:
-        return 0
-    column = Counter(x for x, _ in goals).most_common(1)[0][0]
-    offs = [lattice.point_at(at[c])[0] - c[0] if c in at else 0.0 for c in goals if c[0] == column]
-    return next((step for step in (1, -1) if all(step * off >= START_STRADDLES for off in offs)), 0)
+    """+1 or -1 when every goal card read in a goals' column (which runs along the fit's y;
+    a column most of them share, as ``start_places`` takes them) was found (``at``, pixels)
+    half a cell or more off its cell the same way: the whole column lies between two of the
+    lattice's, the step to the other; 0 otherwise."""
+    for column in fullest_columns(goals):
+        offs = [lattice.point_at(at[c])[0] - c[0] if c in at else 0.0 for c in column]
+        if step := next((s for s in (1, -1) if all(s * off >= START_STRADDLES for off in offs)), 0):
+            return step
+    return 0
 
 
 def _plausible(observation: Observation, lattice: Lattice, least_sure: float = 0.0) -> bool:
