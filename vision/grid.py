@@ -729,7 +729,7 @@ class _Mosaic:
         but for those of the table's own tint: a wood or red table can share skin's hue,
         rarely its tint (each channel's share of the sum, which lightness does not change)."""
         skin = _skin_hue(self.image)
-        if self.tint is not None:
+        if self.tint is not None and skin.any():  # a grey photo has none
             skin[skin] = self.tint.unlike(self.image[skin][:, None], core=True)[:, 0]
         return skin
 

@@ -441,6 +441,16 @@ def test_a_plain_photo_is_read_from_scratch(pipeline):
     assert read_right >= 0.9 * cards
 
 
+def test_a_black_and_white_photo_is_read(pipeline):
+    """A grey photo (a grey JPEG loads as three equal channels) shows no skin's hue at all:
+    the occupancy's skin test once failed on the empty set of such pixels."""
+    s = scene(44)
+    grey = cv2.cvtColor(cv2.cvtColor(s.image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    observation = pipeline.observe(grey)
+    assert observation.error is None
+    assert observation.cards and all(right(c, s.cells[c.cell], pipeline.catalogue) for c in observation.cards)
+
+
 def test_a_large_photo_is_read_at_the_read_side(pipeline, monkeypatch):
     """A phone's photo (here a plain one, three times the test size: 3840 x 2160) is read at
     READ_SIDE pixels on its long side, where the grid and the crops were measured: its
