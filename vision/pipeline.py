@@ -245,7 +245,8 @@ def _plausible(observation: Observation, lattice: Lattice, least_sure: float = 0
 def _small_grey(frame: np.ndarray) -> np.ndarray:
     """The frame in grey at MOTION_WIDTH, for telling motion and change."""
     scale = MOTION_WIDTH / frame.shape[1]
-    return cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), None, fx=scale, fy=scale,
+    size = (MOTION_WIDTH, 1) if frame.shape[0] * scale < 0.5 else None  # a strip of a frame keeps a row
+    return cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), size, fx=scale, fy=scale,
                       interpolation=cv2.INTER_AREA).astype(np.float32)
 
 
@@ -705,6 +706,8 @@ class Pipeline:
         besides the ``known`` ones, as ``_find_cards`` answers: each card's reading on the
         cell nearest to where it reads, and where it lies when that is GOAL_PIN_FROM or more
         off the cell."""
+        if not lattice.cells:  # every cell the grid saw cards on was crosswise or under a hand
+            return {}, {}
         width, height = lattice.frame_size
         xs, ys = [x for x, _ in lattice.cells], [y for _, y in lattice.cells]
         places = [(x, y) for x in range(min(xs) - GOAL_REACH, max(xs) + GOAL_REACH + 1)

@@ -451,6 +451,20 @@ def test_a_black_and_white_photo_is_read(pipeline):
     assert observation.cards and all(right(c, s.cells[c.cell], pipeline.catalogue) for c in observation.cards)
 
 
+@pytest.mark.parametrize("picture", ["checkerboard", "strip"])
+def test_a_picture_of_no_table_is_answered_in_words(pipeline, picture):
+    """A checkerboard's lattice fits its squares but holds no cards (the search for goal
+    cards round the maze once asked for the least of no cells); a strip two pixels high
+    once shrank to nothing for the motion test of ``step``."""
+    if picture == "checkerboard":
+        image = (np.indices((720, 1280)).sum(axis=0) // 40 % 2 * 255).astype(np.uint8)
+    else:
+        image = np.zeros((2, 3000), np.uint8)
+    image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    assert pipeline.observe(image).error
+    assert Pipeline(pipeline.classifier).step(image).observation.error
+
+
 def test_a_large_photo_is_read_at_the_read_side(pipeline, monkeypatch):
     """A phone's photo (here a plain one, three times the test size: 3840 x 2160) is read at
     READ_SIDE pixels on its long side, where the grid and the crops were measured: its
