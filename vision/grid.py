@@ -2395,6 +2395,10 @@ class GridTracker:
         self._last: Lattice | None = None  # whose cell names a refit keeps
 
     def update(self, frame: np.ndarray) -> Lattice:
+        if self._last is not None and self._last.frame_size != (frame.shape[1], frame.shape[0]):
+            # another resolution (a camera reconfigured, a folder of photos of several sizes):
+            # the old lattice's pixels mean nothing here, nor do its cells' names
+            self.lattice = self._last = None
         previous = self.lattice
         lattice = None
         if previous is not None and previous.cells:

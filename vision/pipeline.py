@@ -336,8 +336,11 @@ class Pipeline:
         small = _small_grey(frame)
         note = None
         try:
-            if self._tracker.lattice is not None and _same_view(small, self._judged_small):
-                lattice = self._tracker.lattice  # nothing moved: its judgement stands
+            tracked = self._tracker.lattice
+            # (a frame of another size shrinks for the motion test to the same picture)
+            same_size = tracked is not None and tracked.frame_size == frame.shape[1::-1]
+            if same_size and _same_view(small, self._judged_small):
+                lattice = tracked  # nothing moved: its judgement stands
             else:
                 note = self._recheck_calibration(whole)
                 lattice = self._tracker.update(frame)

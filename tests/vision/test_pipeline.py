@@ -683,6 +683,18 @@ def test_a_still_view_keeps_its_lattice_and_a_changed_one_is_judged_again(monkey
     assert seen[1] and seen[1] == seen[2]
 
 
+def test_a_frame_of_another_size_is_read_afresh():
+    """The camera's resolution changes (a webcam reconfigured, a folder of photos of several
+    sizes): the tracked lattice's pixels mean nothing in the new frame."""
+    big = scene(44).image
+    small = cv2.resize(big, (960, 540), interpolation=cv2.INTER_AREA)
+    alone = {(c.x, c.y, c.face, c.rotation) for c in Pipeline(Classifier()).step(small).observation.cards}
+    pipeline = Pipeline(Classifier())
+    pipeline.step(big)
+    after = {(c.x, c.y, c.face, c.rotation) for c in pipeline.step(small).observation.cards}
+    assert alone and after == alone
+
+
 def test_a_tracked_lattice_that_drifted_off_the_cards_is_centred_on_them_once_the_view_is_still(monkeypatch):
     """Frame to frame a tracked lattice is only re-snapped in a small window, and it drifts
     where cards were laid out at the maze's edge (a printed bench film read its last two
