@@ -213,12 +213,27 @@ class Classifier:
         return out / np.maximum(out.sum(axis=1, keepdims=True), 1e-12)
 
 
+# The opening of a HEIF file (an iPhone's photos by default): its type box and brand.
+HEIF_BRANDS = {b"ftyp" + brand for brand in (b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1")}
+
+
 def load_image(path: str | Path) -> np.ndarray:
     """Read a photo; one clear sentence when it cannot be read."""
-    data = np.fromfile(str(path), np.uint8) if Path(path).is_file() else None
-    if data is None:
+    if Path(path).is_dir():
+        raise ImageError(f"{path} is a folder, not a photo")
+    if not Path(path).is_file():
         raise ImageError(f"no such image file: {path}")
+    try:
+        data = np.fromfile(str(path), np.uint8)
+    except OSError as exc:
+        raise ImageError(f"{path} cannot be opened ({exc.strerror or exc})") from None
+    if not data.size:  # (imdecode asserts on an empty buffer)
+        raise ImageError(f"{path} is empty: no photo was saved in it")
     image = cv2.imdecode(data, cv2.IMREAD_COLOR)
     if image is None:
+        if bytes(data[4:12]) in HEIF_BRANDS:
+            raise ImageError(f"{path} is a HEIC photo, which OpenCV cannot read: export it as JPEG (or set the "
+                             "phone's camera to take JPEG, 'Most Compatible' on an iPhone)")
         raise ImageError(f"{path} is not an image that can be read")
     return image
+

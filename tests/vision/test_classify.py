@@ -13,7 +13,7 @@ from engine.catalogue import default_catalogue
 from vision.augment import Augment, render_abstain, render_cell
 from vision.cardart import CardStyle
 from vision.classes import card_classes
-from vision.classify import DEFAULT_MODEL, Classifier, ModelError
+from vision.classify import DEFAULT_MODEL, Classifier, ImageError, ModelError, load_image
 from vision.read import read_cells
 
 CATALOGUE = default_catalogue()
@@ -122,6 +122,20 @@ def test_classify_command_answers_each_image_in_order(tmp_path):
     assert isinstance(lines[0]["uncertain"], bool)
     assert lines[1]["error"].endswith("is not an image that can be read")
     assert (lines[2]["face"], lines[2]["rotation"], lines[2]["tunnels"]) == ("curve-nw", 180, ["ES"])
+
+
+@pytest.mark.parametrize("name, content, sentence", [
+    # iPhones take HEIC by default, which OpenCV cannot decode: the sentence says what to do
+    ("IMG_0001.HEIC", b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(200),
+     "is a HEIC photo, which OpenCV cannot read: export it as JPEG"),
+    ("empty.jpg", b"", "is empty: no photo was saved in it"),  # (imdecode asserts on no bytes)
+    ("a folder", None, "is a folder, not a photo"),
+])
+def test_a_photo_that_cannot_be_read_is_one_sentence(tmp_path, name, content, sentence):
+    photo = tmp_path / name
+    photo.mkdir() if content is None else photo.write_bytes(content)
+    with pytest.raises(ImageError, match=sentence):
+        load_image(photo)
 
 
 def test_reading_cells_uses_the_deck_counts(classifier):
