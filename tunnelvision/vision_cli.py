@@ -93,15 +93,20 @@ def check(photos: list[str], *, as_json: bool, model: str | None, game: str, dec
           calibration: str | None) -> int:
     """One Observation per photo, in order; a photo that is unreadable or shows no maze fails alone."""
     from vision.observation import Observation
+    from vision.pipeline import NO_COLOUR, colourless
 
     pipeline = _pipeline(model=model, game=game, deck=deck, calibration=calibration)
     failures = 0
     for path in photos:
         unreadable = False
         try:
-            observation = pipeline.observe(load_image(path))
+            image = load_image(path)
         except ImageError as exc:
             observation, unreadable = Observation(error=str(exc)), True
+        else:
+            if colourless(image):
+                print(f"tunnelvision: {path}: {NO_COLOUR}", file=sys.stderr)
+            observation = pipeline.observe(image)
         if observation.error:
             failures += 1
             print(f"tunnelvision: {path}: {observation.error}", file=sys.stderr)

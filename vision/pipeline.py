@@ -142,6 +142,18 @@ def _recrop(frame: np.ndarray, lattice: Lattice):
     return lambda cell, variant: moved_crop(frame, lattice, cell, *RECROPS[variant], size=CROP)
 
 
+# What a picture without colour costs (the skin test goes by colour): the user is told.
+NO_COLOUR = ("the picture has no colour (a black-and-white photo, a webcam's night mode): a hand over the maze "
+             "cannot be told from the cards, and a card under one may be misread")
+COLOURLESS = 1.0  # mean difference between neighbouring channels (0..255) below which a picture has no colour
+
+
+def colourless(frame: np.ndarray) -> bool:
+    """Whether a picture (BGR) is grey throughout: a grey JPEG loads as three equal channels."""
+    sample = frame[::8, ::8].astype(np.int16)  # every 64th pixel is plenty, and costs nothing
+    return float(np.abs(np.diff(sample, axis=2)).mean()) < COLOURLESS
+
+
 def _within_read_side(frame: np.ndarray) -> np.ndarray:
     """The photo brought down to READ_SIDE pixels on its long side, if larger (averaging
     pixels, as a camera's own downscaling would)."""
@@ -284,6 +296,7 @@ class Pipeline:
     _recentre_due: bool = False  # something moved since the tracked lattice was last centred on the cards
     _goals_judged: Lattice | None = None  # the tracked lattice the goal cards were last looked for on
     _goals_found: dict = field(default_factory=dict)  # goal place -> the reading found there
+    _colourless: bool = False  # the last frame had no colour (NO_COLOUR was said)
 
     def __post_init__(self) -> None:
         self.classifier.restrict_to(game_faces(self.catalogue, self.game))
@@ -334,7 +347,9 @@ class Pipeline:
             self._tracker = GridTracker(calibration=self.calibration, reads_cards=self._reads_cards,
                                         locates_cards=self._locates_cards)
         small = _small_grey(frame)
-        note = None
+        grey = colourless(frame)
+        note = NO_COLOUR if grey and not self._colourless else None  # said once, as it turns so
+        self._colourless = grey
         try:
             tracked = self._tracker.lattice
             # (a frame of another size shrinks for the motion test to the same picture)
@@ -342,7 +357,7 @@ class Pipeline:
             if same_size and _same_view(small, self._judged_small):
                 lattice = tracked  # nothing moved: its judgement stands
             else:
-                note = self._recheck_calibration(whole)
+                note = self._recheck_calibration(whole) or note
                 lattice = self._tracker.update(frame)
                 self._judged_small = small
             if not lattice.anchored:

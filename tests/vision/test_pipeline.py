@@ -16,7 +16,7 @@ from vision.classes import is_half_turn_symmetric
 from vision.classify import Classifier
 from vision.grid import HALF_TURN, GridError, GridTracker, Lattice, anchor, is_goal, map_cell, translation
 from vision.observation import Unsure
-from vision.pipeline import IN_VIEW, Pipeline
+from vision.pipeline import IN_VIEW, NO_COLOUR, Pipeline, colourless
 from vision.scenes import SceneOptions, table_scene
 
 SIZE = (1280, 720)
@@ -441,14 +441,27 @@ def test_a_plain_photo_is_read_from_scratch(pipeline):
     assert read_right >= 0.9 * cards
 
 
-def test_a_black_and_white_photo_is_read(pipeline):
+def test_a_black_and_white_photo_is_read_and_the_user_told_what_it_costs(pipeline, tmp_path, capsys):
     """A grey photo (a grey JPEG loads as three equal channels) shows no skin's hue at all:
-    the occupancy's skin test once failed on the empty set of such pixels."""
+    the occupancy's skin test once failed on the empty set of such pixels. It is read, and
+    the user is told that a hand cannot be told from the cards in it (the first 100 drawn
+    bench photos, grey, read 7 cards wrongly or where none lies; in colour, none)."""
+    from tunnelvision.cli import main
+
     s = scene(44)
     grey = cv2.cvtColor(cv2.cvtColor(s.image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     observation = pipeline.observe(grey)
     assert observation.error is None
     assert observation.cards and all(right(c, s.cells[c.cell], pipeline.catalogue) for c in observation.cards)
+    assert colourless(grey) and not colourless(s.image)
+    for image, told in ((grey, True), (s.image, False)):
+        cv2.imwrite(str(tmp_path / "photo.png"), image)
+        assert main(["check", str(tmp_path / "photo.png")]) == 0
+        assert ("the picture has no colour" in capsys.readouterr().err) == told
+    # a camera turning to its night mode is said once, as it turns
+    video = Pipeline(pipeline.classifier)
+    notes = [video.step(frame).note for frame in (s.image, grey, grey, s.image, grey)]
+    assert notes == [None, NO_COLOUR, None, None, NO_COLOUR]
 
 
 @pytest.mark.parametrize("picture", ["checkerboard", "strip"])
