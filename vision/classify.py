@@ -236,4 +236,3 @@ def load_image(path: str | Path) -> np.ndarray:
                              "phone's camera to take JPEG, 'Most Compatible' on an iPhone)")
         raise ImageError(f"{path} is not an image that can be read")
     return image
-

@@ -724,7 +724,7 @@ class Pipeline:
         besides the ``known`` ones, as ``_find_cards`` answers: each card's reading on the
         cell nearest to where it reads, and where it lies when that is GOAL_PIN_FROM or more
         off the cell."""
-        if not lattice.cells:  # every cell the grid saw cards on was crosswise or under a hand
+        if not lattice.cells:  # a lattice with no card on it (a checkerboard's squares, cards all under a hand)
             return {}, {}
         width, height = lattice.frame_size
         xs, ys = [x for x, _ in lattice.cells], [y for _, y in lattice.cells]
