@@ -195,6 +195,7 @@ class VisionFeed(TableFeed):
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._status = FeedStatus("starting", f"starting {label}")
+        self._warnings: list[str] = []  # the last frame's (Observation.warnings)
         self._lock = threading.Condition()
         self._jpeg: bytes | None = None
         self._jpeg_number = 0
@@ -306,6 +307,10 @@ class VisionFeed(TableFeed):
         step = self._pipeline.step(picture.image)
         if step.note:
             log.info("%s: %s", self.label, step.note)
+        if step.observation.warnings != self._warnings:  # logged as they arise, not every frame
+            for warning in set(step.observation.warnings) - set(self._warnings):
+                log.warning("%s: %s", self.label, warning)
+            self._warnings = step.observation.warnings
         self._watch_lattice(step, picture.time)
         for event in self._tracker.update(step.observation, step.empty, picture.time, step.busy):
             self._commit(event)

@@ -93,20 +93,17 @@ def check(photos: list[str], *, as_json: bool, model: str | None, game: str, dec
           calibration: str | None) -> int:
     """One Observation per photo, in order; a photo that is unreadable or shows no maze fails alone."""
     from vision.observation import Observation
-    from vision.pipeline import NO_COLOUR, colourless
 
     pipeline = _pipeline(model=model, game=game, deck=deck, calibration=calibration)
     failures = 0
     for path in photos:
         unreadable = False
         try:
-            image = load_image(path)
+            observation = pipeline.observe(load_image(path))
         except ImageError as exc:
             observation, unreadable = Observation(error=str(exc)), True
-        else:
-            if colourless(image):
-                print(f"tunnelvision: {path}: {NO_COLOUR}", file=sys.stderr)
-            observation = pipeline.observe(image)
+        for warning in observation.warnings:
+            print(f"tunnelvision: {path}: {warning}", file=sys.stderr)
         if observation.error:
             failures += 1
             print(f"tunnelvision: {path}: {observation.error}", file=sys.stderr)
@@ -133,7 +130,7 @@ def watch(source: str, *, as_json: bool, model: str | None, game: str, deck: str
         frames = open_source(source)
     except CaptureError as exc:
         raise UserError(str(exc)) from None
-    last_error = None
+    last_error, last_warnings = None, []
     first = None
     per_frame = frames.seconds_per_frame
     with frames:
@@ -157,5 +154,10 @@ def watch(source: str, *, as_json: bool, model: str | None, game: str, deck: str
                 last_error = step.observation.error
                 if last_error:
                     print(f"[vision] {last_error}", file=sys.stderr, flush=True)
+            if step.observation.warnings != last_warnings:  # said as they arise, not every frame
+                fresh = [w for w in step.observation.warnings if w not in last_warnings]
+                last_warnings = step.observation.warnings
+                for warning in fresh:
+                    print(f"[vision] {warning}", file=sys.stderr, flush=True)
             for event in tracker.update(step.observation, step.empty, now, step.busy):
                 print(json.dumps(event.to_json()) if as_json else f"{event.time:8.2f}s  {event.text}", flush=True)

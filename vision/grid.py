@@ -220,9 +220,10 @@ class Lattice:
 
     def cell_size_px(self) -> float:
         """Mean short side of the occupied cells in pixels (a scale for tolerances)."""
-        cells = sorted(self.cells) or [(0, 0)]
-        q = np.array([self.quad(c) for c in cells])
-        return float(np.mean(np.linalg.norm(q[:, 1] - q[:, 0], axis=1)))
+        cells = np.array(sorted(self.cells) or [(0, 0)], float)
+        # every cell's NW and NE corners in one transform (read on every frame of a film)
+        ends = apply_homography(self.image_from_maze, (cells[:, None] + CELL_CORNERS[:2]).reshape(-1, 2))
+        return float(np.mean(np.linalg.norm(ends[1::2] - ends[0::2], axis=1)))
 
 
 # What share of each lattice's cells show a whole maze card (the frame, the lattices): the

@@ -41,6 +41,7 @@ class Observation:
     height: int = 0
     ms: float = 0.0
     error: str | None = None  # the photo could not be read as a maze, in words
+    warnings: list[str] = field(default_factory=list)  # what makes its readings less sure, in words
 
     def board(self, catalogue: Catalogue | None = None) -> Board:
         """The physical maze as an engine board (goal secrets unknown)."""
@@ -84,6 +85,8 @@ class Observation:
         }
         if self.error:
             doc["error"] = self.error
+        if self.warnings:
+            doc["warnings"] = list(self.warnings)
         return doc
 
 
