@@ -308,7 +308,7 @@ class VisionFeed(TableFeed):
         if step.note:
             log.info("%s: %s", self.label, step.note)
         if step.observation.warnings != self._warnings:  # logged as they arise, not every frame
-            for warning in set(step.observation.warnings) - set(self._warnings):
+            for warning in [w for w in step.observation.warnings if w not in self._warnings]:
                 log.warning("%s: %s", self.label, warning)
             self._warnings = step.observation.warnings
         self._watch_lattice(step, picture.time)
