@@ -71,6 +71,7 @@ class FeedStatus:
 
     state: str  # manual | starting | searching | watching | reconnecting | ended | failed | stopped
     message: str = ""
+    warnings: tuple[str, ...] = ()  # what makes the readings less sure (Observation.warnings)
 
 
 class FeedNotConnected(RuntimeError):

@@ -86,8 +86,9 @@ def live_picture(game_id: str):
 
 @bp.get("/g/<game_id>/feed.json")
 def feed_status(game_id: str):
-    """How the camera is doing (a state and one sentence), for the line under the live picture."""
+    """How the camera is doing (a state, one sentence, and what makes its readings less
+    sure), for the line under the live picture."""
     companion().service.snapshot(game_id)
     feed = companion().feed
     status = feed.status()
-    return jsonify(video=feed.has_video, state=status.state, message=status.message)
+    return jsonify(video=feed.has_video, state=status.state, message=status.message, warnings=list(status.warnings))

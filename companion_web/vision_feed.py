@@ -195,7 +195,6 @@ class VisionFeed(TableFeed):
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._status = FeedStatus("starting", f"starting {label}")
-        self._warnings: list[str] = []  # the last frame's (Observation.warnings)
         self._lock = threading.Condition()
         self._jpeg: bytes | None = None
         self._jpeg_number = 0
@@ -307,17 +306,17 @@ class VisionFeed(TableFeed):
         step = self._pipeline.step(picture.image)
         if step.note:
             log.info("%s: %s", self.label, step.note)
-        if step.observation.warnings != self._warnings:  # logged as they arise, not every frame
-            for warning in [w for w in step.observation.warnings if w not in self._warnings]:
+        warnings = tuple(step.observation.warnings)
+        for warning in warnings:
+            if warning not in self._status.warnings:  # logged as they arise, not every frame
                 log.warning("%s: %s", self.label, warning)
-            self._warnings = step.observation.warnings
         self._watch_lattice(step, picture.time)
         for event in self._tracker.update(step.observation, step.empty, picture.time, step.busy):
             self._commit(event)
         if step.observation.error:
-            self._set_status("searching", step.observation.error)
-        elif self._status.state in ("starting", "searching", "reconnecting"):
-            self._set_status("watching", f"{self.label} is watching the maze")
+            self._set_status("searching", step.observation.error, warnings)
+        elif self._status.state in ("starting", "searching", "reconnecting", "watching"):
+            self._set_status("watching", f"{self.label} is watching the maze", warnings)
         self._publish(step.frame, step.lattice, step.observation)
 
     def _watch_lattice(self, step, now: float) -> None:
@@ -356,9 +355,9 @@ class VisionFeed(TableFeed):
                  EventKind.ENDED: "ended"}.get(event.kind, self._status.state)
         self._set_status(state, event.message)
 
-    def _set_status(self, state: str, message: str) -> None:
-        if (state, message) != (self._status.state, self._status.message):
-            self._status = FeedStatus(state, message)
+    def _set_status(self, state: str, message: str, warnings: tuple[str, ...] = ()) -> None:
+        if (state, message, warnings) != (self._status.state, self._status.message, self._status.warnings):
+            self._status = FeedStatus(state, message, warnings)
 
     # ------------------------------------------------------------------ what was seen
 

@@ -611,10 +611,13 @@
     try {
       const status = await fetch(figure.dataset.statusUrl, { credentials: "same-origin" }).then((r) => r.json());
       const label = t(`ui.camera-${status.state}`);
-      // The camera's own sentence (in English) says why when something is wrong.
-      line.textContent = status.state === "watching" || !status.message ? label : `${label}: ${status.message}`;
-      line.title = status.message;
-      line.dataset.tone = CAMERA_TONES[status.state] || "";
+      // The camera's own sentence (in English) says why when something is wrong, and while
+      // it watches, what makes its readings less sure (no colour, cards too small).
+      const warnings = status.warnings || [];
+      const why = [status.state === "watching" ? "" : status.message, ...warnings].filter(Boolean).join("; ");
+      line.textContent = why ? `${label}: ${why}` : label;
+      line.title = [status.message, ...warnings].filter(Boolean).join("; ");
+      line.dataset.tone = status.state === "watching" && warnings.length ? "warn" : CAMERA_TONES[status.state] || "";
     } catch (err) {
       line.textContent = t("ui.conn-lost");
       line.dataset.tone = "bad";

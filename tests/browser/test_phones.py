@@ -4,6 +4,7 @@ goal, draft gold, see the results; and the table screen shows no secret all alon
 from __future__ import annotations
 
 import re
+import threading
 import time
 
 import pytest
@@ -257,3 +258,29 @@ def test_a_refused_tap_is_told_on_the_page_and_raises_no_page_error(server, brow
     expect(host.locator("#toast")).to_have_text("Refused.")
     host.wait_for_timeout(300)
     assert errors == []
+
+
+def test_the_camera_line_says_what_makes_its_readings_less_sure(tmp_path, browser):
+    """A camera in its night mode (here a black picture: no colour, and no maze) shows on the
+    table screen's camera line why it reads less surely, besides its state."""
+    import itertools
+
+    import numpy as np
+
+    from companion_web.serve import make_server, prepare
+    from companion_web.vision_feed import VisionFeed, pipeline_maker
+
+    feed = VisionFeed.from_pictures(itertools.repeat(np.zeros((360, 640, 3), np.uint8)), pipeline_maker(), fps=10)
+    app, game_id, _ = prepare(str(tmp_path / "camera.db"), "saboteur", None, False, feed=feed)
+    http = make_server(app, "127.0.0.1", 0, threads=8)
+    thread = threading.Thread(target=http.run, daemon=True)
+    thread.start()
+    feed.start()
+    try:
+        screen = browser.new_context().new_page()
+        screen.goto(f"http://127.0.0.1:{http.effective_port}/g/{game_id}/table")
+        expect(screen.locator("#camera-status")).to_contain_text("the picture has no colour", timeout=15000)
+    finally:
+        feed.stop()
+        http.close()
+        thread.join(10)

@@ -31,6 +31,7 @@ from companion_web.vision_feed import (
 )
 from engine.board import Board, Placement
 from vision.capture import ReconnectPolicy, open_source
+from vision.pipeline import NO_COLOUR
 
 from .conftest import FAST_SSE, Table
 
@@ -225,6 +226,8 @@ def test_the_table_screen_shows_the_camera_its_state_and_a_few_viewers(tmp_path,
     feed.start()
     try:
         wait_until(lambda: table.host.get(f"/g/{table.game_id}/feed.json").get_json()["state"] == "searching")
+        # a black picture has no colour: the line under it says what that costs
+        assert table.host.get(f"/g/{table.game_id}/feed.json").get_json()["warnings"] == [NO_COLOUR]
         viewers = [feed.frames() for _ in range(MAX_VIEWERS)]
         for viewer in viewers:
             next(viewer)
@@ -238,7 +241,7 @@ def test_the_table_screen_shows_the_camera_its_state_and_a_few_viewers(tmp_path,
 
 def test_without_a_camera_the_state_says_so(table):
     status = table.host.get(f"/g/{table.game_id}/feed.json").get_json()
-    assert status == {"video": False, "state": "manual", "message": ""}
+    assert status == {"video": False, "state": "manual", "message": "", "warnings": []}
     assert 'id="camera"' not in table.host.get(f"/g/{table.game_id}/table").get_data(as_text=True)
 
 
