@@ -21,7 +21,11 @@ def classify(images: list[str], *, as_json: bool, model: str | None, threads: in
     loaded: list = []
     for path in images:
         try:
-            loaded.append(load_image(path))
+            image = load_image(path)
+            if image.shape[1] > image.shape[0]:
+                # squeezed into the model's portrait input it reads as anything, even surely
+                raise ImageError(f"{path} is wider than tall: a maze cell is portrait, so turn the picture upright")
+            loaded.append(image)
         except ImageError as exc:
             loaded.append(exc)
     readings = iter(classifier.classify([x for x in loaded if not isinstance(x, ImageError)]))

@@ -111,7 +111,8 @@ def test_classify_command_answers_each_image_in_order(tmp_path):
         cv2.imwrite(str(path), render_cell(face, rotation, rng, augment=Augment.clean(), style=CardStyle.reference()))
         paths.append(str(path))
     (tmp_path / "bad.png").write_bytes(b"garbage")
-    args = [paths[0], str(tmp_path / "bad.png"), paths[1]]
+    cv2.imwrite(str(tmp_path / "sideways.png"), cv2.rotate(cv2.imread(paths[0]), cv2.ROTATE_90_CLOCKWISE))
+    args = [paths[0], str(tmp_path / "bad.png"), paths[1], str(tmp_path / "sideways.png")]
     done = subprocess.run([sys.executable, "-m", "tunnelvision", "classify", "--json", *args],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1 and "Traceback" not in done.stderr
@@ -122,6 +123,8 @@ def test_classify_command_answers_each_image_in_order(tmp_path):
     assert isinstance(lines[0]["uncertain"], bool)
     assert lines[1]["error"].endswith("is not an image that can be read")
     assert (lines[2]["face"], lines[2]["rotation"], lines[2]["tunnels"]) == ("curve-nw", 180, ["ES"])
+    # a cell on its side is no cell the model reads (it read one surely as bare table)
+    assert lines[3]["error"].endswith("is wider than tall: a maze cell is portrait, so turn the picture upright")
 
 
 @pytest.mark.parametrize("name, content, sentence", [
