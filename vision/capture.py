@@ -41,6 +41,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from .classify import ImageError, load_image
 from .mjpeg import MultipartJpegParser
 
 log = logging.getLogger(__name__)
@@ -482,17 +483,12 @@ class _VideoFileReader:
 
 
 def _decode_image_file(path: Path) -> Image | None:
-    """BGR pixels of an image file, or None if it cannot be decoded.
-
-    np.fromfile + imdecode instead of imread so non-ASCII paths work on Windows too.
-    """
+    """BGR pixels of an image file, or None if it cannot be decoded (a folder's file is then
+    skipped, a photo given alone refused: ``load_image``'s reason is not needed here)."""
     try:
-        data = np.fromfile(path, dtype=np.uint8)
-    except OSError:
+        return load_image(path)
+    except ImageError:
         return None
-    if data.size == 0:
-        return None
-    return cv2.imdecode(data, cv2.IMREAD_COLOR)
 
 
 def _natural_key(path: Path) -> tuple[tuple[int, int | str], ...]:

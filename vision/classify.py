@@ -218,7 +218,8 @@ HEIF_BRANDS = {b"ftyp" + brand for brand in (b"heic", b"heix", b"hevc", b"heim",
 
 
 def load_image(path: str | Path) -> np.ndarray:
-    """Read a photo; one clear sentence when it cannot be read."""
+    """Read a photo; one clear sentence when it cannot be read. (np.fromfile + imdecode, not
+    imread: non-ASCII paths work on Windows too.)"""
     if Path(path).is_dir():
         raise ImageError(f"{path} is a folder, not a photo")
     if not Path(path).is_file():
