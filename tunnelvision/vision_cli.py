@@ -158,10 +158,9 @@ def watch(source: str, *, as_json: bool, model: str | None, game: str, deck: str
                 last_error = step.observation.error
                 if last_error:
                     print(f"[vision] {last_error}", file=sys.stderr, flush=True)
-            if step.observation.warnings != last_warnings:  # said as they arise, not every frame
-                fresh = [w for w in step.observation.warnings if w not in last_warnings]
-                last_warnings = step.observation.warnings
-                for warning in fresh:
+            for warning in step.observation.warnings:
+                if warning not in last_warnings:  # said as they arise, not every frame
                     print(f"[vision] {warning}", file=sys.stderr, flush=True)
+            last_warnings = step.observation.warnings
             for event in tracker.update(step.observation, step.empty, now, step.busy):
                 print(json.dumps(event.to_json()) if as_json else f"{event.time:8.2f}s  {event.text}", flush=True)
