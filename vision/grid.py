@@ -418,11 +418,20 @@ def refine(image: np.ndarray, h: np.ndarray, cells: Sequence[Cell], search_cells
            centres: Mapping[Cell, np.ndarray] | None = None) -> Refined:
     """Snap the sides of ``cells`` and refit the homography, ``iterations`` times. The
     perspective is refitted only when the cells span enough of the lattice (``projective``
-    None: at least five cells both ways); a patch of cards only corrects it affinely.
-    A projective refit that would give the cells an implausible aspect is refused."""
+    None: at least five cells both ways), or the cells and two or more pinned ``centres``
+    do; a patch of cards only corrects it affinely. A projective refit that would give the
+    cells an implausible aspect is refused."""
     if projective is None:
         c = np.asarray(cells, float)
-        projective = bool(len(c) >= 16 and np.ptp(c[:, 0]) >= 4 and np.ptp(c[:, 1]) >= 4)
+        if centres and len(centres) >= 2 and len(c):
+            # goal cards pinned eight cells out of a small maze: the maze's sides give the
+            # lattice there, the goals where it lies far off, so the perspective between is
+            # known; held affine, it splits the difference and cuts the maze's cards a
+            # quarter off (drawn films: a T read as a straight, its arm cut off)
+            c = np.concatenate([c, np.asarray(sorted(centres), float)])
+            projective = bool(np.ptp(c[:, 0]) >= 4 and np.ptp(c[:, 1]) >= 4)
+        else:
+            projective = bool(len(c) >= 16 and np.ptp(c[:, 0]) >= 4 and np.ptp(c[:, 1]) >= 4)
     pts, family, value, outline = _probe_points(cells, occupied=occupied)
     if len(pts) < 12 or len(set(family.tolist())) < 2:
         return Refined(h, 0.0, float("inf"), len(pts))
