@@ -1,6 +1,6 @@
 """Vision benchmark: whole table photos and filmed games with ground truth.
 
-    python bench/vision.py [--scenes 200] [--videos 6] [--scans DIR] [--lens K] [--size WxH]
+    python bench/vision.py [--scenes 200] [--videos 30] [--scans DIR] [--lens K] [--size WxH]
                            [--sheet-photos N] [--json] [--diagnose] [--photo K ...]
 
 * scenes: synthetic 1080p photos of random legal mazes (unseen seeds; camera pose, tilt,
@@ -283,7 +283,7 @@ def _size(text: str) -> tuple[int, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", type=int, default=200)
-    parser.add_argument("--videos", type=int, default=6)
+    parser.add_argument("--videos", type=int, default=30)
     parser.add_argument("--model", default=str(DEFAULT_MODEL))
     parser.add_argument("--scans", help="also lay the tables out of a printed deck: a folder of card scans "
                                         "with a manifest.json (the base game's faces)")
