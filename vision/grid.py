@@ -423,15 +423,14 @@ def refine(image: np.ndarray, h: np.ndarray, cells: Sequence[Cell], search_cells
     cells an implausible aspect is refused."""
     if projective is None:
         c = np.asarray(cells, float)
+        enough = len(c) >= 16
         if centres and len(centres) >= 2 and len(c):
             # goal cards pinned eight cells out of a small maze: the maze's sides give the
             # lattice there, the goals where it lies far off, so the perspective between is
             # known; held affine, it splits the difference and cuts the maze's cards a
             # quarter off (drawn films: a T read as a straight, its arm cut off)
-            c = np.concatenate([c, np.asarray(sorted(centres), float)])
-            projective = bool(np.ptp(c[:, 0]) >= 4 and np.ptp(c[:, 1]) >= 4)
-        else:
-            projective = bool(len(c) >= 16 and np.ptp(c[:, 0]) >= 4 and np.ptp(c[:, 1]) >= 4)
+            c, enough = np.concatenate([c, np.asarray(sorted(centres), float)]), True
+        projective = bool(enough and np.ptp(c[:, 0]) >= 4 and np.ptp(c[:, 1]) >= 4)
     pts, family, value, outline = _probe_points(cells, occupied=occupied)
     if len(pts) < 12 or len(set(family.tolist())) < 2:
         return Refined(h, 0.0, float("inf"), len(pts))
