@@ -9,8 +9,8 @@
   card is right in either rotation) over every card and over the cards a photo can show
   (wholly in view, under no hand), abstentions, wrong readings, boards fully right (and
   right as far as the photo shows them: a card under a hand can only be reported
-  uncertain), photos whose maze was anchored a cell or more off (every card named
-  wrongly), and the time of a cold single photo (model loading included; OpenCV on
+  uncertain), photos whose maze was anchored a cell or more off or turned half a turn
+  (every card named wrongly), and the time of a cold single photo (model loading included; OpenCV on
   its default threads and the classifier on one, as `tunnelvision check` runs) and of
   every photo (median, 90th percentile, slowest: a photo whose edges mislead the grid is
   searched by reading, and takes longer); ``--diagnose``
@@ -72,14 +72,20 @@ def same_card(face: str, rotation: int, truth_face: str, truth_rotation: int) ->
     return rotation == truth_rotation or is_half_turn_symmetric(CATALOGUE.face(face))
 
 
-def _frame_shift(read: dict, truth: dict) -> tuple[int, int] | None:
-    """The shift (cells) of the maze frame that puts more read cards on their true cards
-    than none does: a frame anchored a cell or two off reads whole mazes wrongly."""
-    def matches(dx, dy):
-        return sum(1 for (x, y), c in read.items() if (t := truth.get((x + dx, y + dy)))
-                   and same_card(c.face, c.rotation, t.face, t.rotation))
-    best = max(((dx, dy) for dx in range(-2, 3) for dy in range(-2, 3)), key=lambda d: (matches(*d), d == (0, 0)))
-    return best if best != (0, 0) and matches(*best) > matches(0, 0) else None
+def _frame_shift(read: dict, truth: dict) -> str | None:
+    """How the maze frame lies off the true one, when a frame shifted by a cell or two, or
+    turned half a turn (the goals unseen, the maze's shape misleading), puts more read cards
+    on their true cards than the frame read: such a frame names every card wrongly."""
+    def matches(turn, dx, dy):
+        return sum(1 for (x, y), c in read.items() if (t := truth.get((turn * x + dx, turn * y + dy)))
+                   and same_card(c.face, (c.rotation + (0 if turn == 1 else 180)) % 360, t.face, t.rotation))
+    frames = [(turn, dx, dy) for turn in (1, -1) for dx in range(-2, 3) for dy in range(-2, 3)]
+    best = max(frames, key=lambda f: (matches(*f), f == (1, 0, 0)))
+    if best == (1, 0, 0) or matches(*best) <= matches(1, 0, 0):
+        return None
+    turn, dx, dy = best
+    return ("turned half a turn" + (f" and shifted by {(dx, dy)} cells" if (dx, dy) != (0, 0) else "")
+            if turn == -1 else f"shifted by {(dx, dy)} cells")
 
 
 def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, model=DEFAULT_MODEL,
@@ -159,7 +165,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
             r, a, w, x = (now - then for now, then in zip((right, abstained, wrong, extra), before))
             print(f"photo {k}: {len(scene.cells)} cards, {r} right, {a} abstained ({unread_in_view} in view), "
                   f"{w} wrong, {x} read where none lies, {observation.ms:.0f} ms"
-                  + (f", frame off by {shift} cells" if shift else ""), file=sys.stderr)
+                  + (f", frame {shift}" if shift else ""), file=sys.stderr)
     count = len(indices)
     return {
         "scenes": count, "cards": cards,
@@ -176,7 +182,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         # a card under a hand or out of the frame reported uncertain (it cannot be read)
         "boards_right_as_far_as_seen": round(boards_right_seen / count, 4),
         "photos_without_a_maze_found": failed,
-        # the maze anchored a cell or two off: every card it reads is named wrongly
+        # the maze anchored a cell or two off, or turned half a turn: every card it reads is named wrongly
         "photos_framed_off": framed_off,
         "cold_single_photo_ms": round(cold_ms, 1),
         "photo_ms_median": round(float(np.median(photo_ms)), 1),
@@ -255,7 +261,7 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
               f"{p['hidden_read_wrongly']} read wrongly")
         print(f"  boards fully right {p['boards_fully_right']:.1%}, right as far as the photo shows them "
               f"{p['boards_right_as_far_as_seen']:.1%}; no maze found in {p['photos_without_a_maze_found']}, "
-              f"framed a cell or more off in {p['photos_framed_off']}")
+              f"framed off (a cell or more, or half a turn) in {p['photos_framed_off']}")
         print(f"  cold single photo {p['cold_single_photo_ms']:.0f} ms; photos: median {p['photo_ms_median']:.0f} ms, "
               f"90th percentile {p['photo_ms_p90']:.0f} ms, slowest {p['photo_ms_max']:.0f} ms")
     if v is None:
