@@ -2243,10 +2243,13 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
             maze_from_fit = shift @ turn
             mapped = [map_cell(maze_from_fit, g) for g in goals]
             # goals off their places (the lattice drifts far out) lie a cell or so off: the
-            # frame that puts them nearer their places is the likelier
-            offs = [min(max(abs(x - gx), abs(y - gy)) for gx, gy in GOAL_CELLS) for x, y in mapped]
-            # a goal off its place by a drift still says which way the maze runs (one read
-            # far from every goal place is another card misread, and says nothing); with two
+            # frame that puts them nearer their places is the likelier. One read far from
+            # every goal place is another card misread, and says nothing (a curve beside the
+            # start read as a turned-over stone goal, nearer to the goal places the wrong way
+            # round, had turned a maze whose goals were unseen half a turn)
+            offs = [cells_from_goal_places(c) for c in mapped]
+            near = -sum(off for off in offs if off <= GOAL_DRIFT)
+            # a goal off its place by a drift still says which way the maze runs; with two
             # goals read, the start's cell (a card, even if not read) tells which goal places
             # they hold
             east = sum(x > 0 for (x, _), off in zip(mapped, offs) if off <= GOAL_DRIFT)
@@ -2257,7 +2260,7 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
             # two goals or more on their places outweigh a start read elsewhere (a crossroads
             # read as the start); one goal alone fits three ways and does not
             on_places = len(set(mapped) & set(GOAL_CELLS))
-            score = (on_places >= 2, origin in read_starts, on_places, east, -sum(offs), origin_possible, toward,
+            score = (on_places >= 2, origin in read_starts, on_places, east, near, origin_possible, toward,
                      -abs(turn[0, 0] - 1))
             if best is None or score > best[0]:
                 best = (score, maze_from_fit, turn is HALF_TURN)
@@ -2340,6 +2343,11 @@ def fullest_columns(goals: Sequence[Cell]) -> list[list[Cell]]:
         columns.setdefault(goal[0], []).append(goal)
     most = max(map(len, columns.values()), default=0)
     return [c for c in columns.values() if len(c) == most]
+
+
+def cells_from_goal_places(cell: Cell) -> int:
+    """How far a maze cell lies from the nearest goal place (cells, the larger of along and across)."""
+    return min(max(abs(cell[0] - gx), abs(cell[1] - gy)) for gx, gy in GOAL_CELLS)
 
 
 def is_goal(face: str | None) -> bool:

@@ -23,8 +23,8 @@ from engine.board import GOAL_CELLS, START_CELL
 from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catalogue
 
 from .classify import Classifier
-from .grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, fit_lattice, fullest_columns,
-                   is_goal, map_cell, maze_readings, moved_crop, pin_cells, start_places)
+from .grid import (GOAL_DRIFT, HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, cells_from_goal_places,
+                   fit_lattice, fullest_columns, is_goal, map_cell, maze_readings, moved_crop, pin_cells, start_places)
 from .observation import Observation, SeenCard, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -611,7 +611,26 @@ class Pipeline:
         fit_from_maze = np.linalg.inv(trial.maze_from_fit)
         places = {map_cell(fit_from_maze, g) for g in GOAL_CELLS} - lattice.cells - set(found)
         more, more_at = self._find_goals(frame, lattice, sorted(places))
+        goals_near = [c for c, r in (sure | found | more).items()
+                      if is_goal(r.face) and cells_from_goal_places(map_cell(trial.maze_from_fit, c)) <= GOAL_DRIFT]
+        if starts and not goals_near and self._bare_in_view(frame, lattice, sorted(places)):
+            # With the start read and no goal card near the goal places, the maze's shape
+            # alone chose which way round the maze lies; but the goal cards always lie on
+            # their places, and there the table lies bare in plain view: the maze grew away
+            # from the goals, or the lattice is off out there (a portrait bench photo, 1440 x
+            # 1920, its maze grown west, its goals 11 of the lattice's cells away on a
+            # striped table, was read turned half a turn, every card named wrongly).
+            raise GridError("the start card was read, but no card lies on the goal places in view: the maze frame is "
+                            "unknown")
         return sure | found | more, at | more_at, hidden
+
+    def _bare_in_view(self, frame: np.ndarray, lattice: Lattice, places: list[Cell]) -> bool:
+        """Whether these cells lie wholly in the frame and all read surely as bare table."""
+        height, width = frame.shape[:2]
+        if not places or not all(((q >= 0) & (q < (width, height))).all() for q in map(lattice.quad, places)):
+            return False
+        readings = self.classifier.classify(cell_crops(frame, lattice, places, CROP))
+        return all(not r.uncertain and r.face is None for r in readings)
 
     def _anchored(self, frame: np.ndarray, fit: Lattice, readings: Mapping[Cell, object],
                   goals_at: Mapping[Cell, np.ndarray], start_hidden_at: list[Cell]) -> Lattice:

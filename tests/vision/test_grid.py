@@ -313,6 +313,16 @@ def test_a_card_misread_as_a_goal_far_from_the_goal_places_does_not_turn_the_maz
     assert anchored.half_turn and anchored.cells == {(-x, -y) for x, y in cells}
 
 
+def test_a_card_misread_as_a_goal_far_from_the_goal_places_does_not_outweigh_the_mazes_shape():
+    # the start read, the goal cards unseen, and a card west of the start misread as a
+    # turned-over goal: nearer the goal places the wrong way round (7 cells off against 9),
+    # but far from every one of them either way, so it says nothing; the maze, grown east
+    # from the start toward the goals, decides
+    cells = frozenset({(-1, 1), (0, 0), (1, 0), (2, 0), (3, 0), (3, 1)})
+    anchored = anchor(Lattice(np.eye(3), (100, 100), cells), {(0, 0): ("start", 0), (-1, 1): ("goal-stone-nw", 0)})
+    assert not anchored.half_turn and anchored.cells == cells
+
+
 def test_goals_read_on_neighbouring_cells_of_their_column_without_the_start_leave_the_frame_unknown():
     """Goals lie two cells apart in a column: two read next to each other in it are one card
     read from both sides of a lattice lying half a cell off out there, and which goal places

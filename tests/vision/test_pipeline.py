@@ -655,6 +655,37 @@ def test_a_card_beside_the_hidden_start_misread_as_it_gives_way_to_the_goals(pip
                if card.cell in s.cells) >= 0.9 * len(s.cells)
 
 
+def test_a_start_read_with_no_card_on_the_goal_places_in_view_leaves_the_frame_unknown(pipeline, monkeypatch):
+    # the start read and no goal card: the maze's shape alone would say which way round it
+    # lies, but the goal cards always lie on their places, and the table there is bare in
+    # plain view (a portrait bench photo, its maze grown away from its goals, which its
+    # lattice missed, was read turned half a turn)
+    from vision import pipeline as stage
+
+    s = scene(41)
+    fit = truth_lattice(s, cells=[c for c in s.cells if c not in GOAL_CELLS])
+    monkeypatch.setattr(stage, "fit_lattice", lambda frame, **kw: fit)
+    observation = pipeline.observe(without(s, GOAL_CELLS))
+    assert observation.error and "the maze frame is unknown" in observation.error
+
+
+def test_a_start_read_with_the_goal_places_out_of_view_is_framed_by_the_mazes_shape(pipeline, monkeypatch):
+    # the photo cut short of the goal cards: nothing says the frame is wrong, and the maze,
+    # grown from the start toward them, says which way round it lies
+    from vision import pipeline as stage
+
+    s = scene(41)
+    truth, size = truth_lattice(s), (470, SIZE[1])
+    assert all(truth.quad(g)[:, 0].min() > size[0] for g in GOAL_CELLS)
+    image = np.ascontiguousarray(s.image[:, :size[0]])
+    cells = [c for c in s.cells if ((truth.quad(c) >= 0) & (truth.quad(c) < size)).all()]
+    monkeypatch.setattr(stage, "fit_lattice", lambda frame, **kw: Lattice(s.image_from_maze, size, frozenset(cells)))
+    observation = pipeline.observe(image)
+    assert observation.error is None
+    assert all(right(card, s.cells[card.cell], pipeline.catalogue) for card in observation.cards)
+    assert len(observation.cards) >= len(cells)
+
+
 def test_check_answers_every_photo_and_fails_only_the_bad_one(tmp_path):
     s = scene(44)
     good, bad = tmp_path / "table.png", tmp_path / "notes.png"
