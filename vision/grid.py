@@ -2357,8 +2357,8 @@ def is_goal(face: str | None) -> bool:
 
 def map_cell(m: np.ndarray, c: Cell) -> Cell:
     """The cell that ``m`` (an integer cell mapping: a turn and a shift) takes ``c`` to."""
-    x, y = apply_homography(m, [c])[0]
-    return round(x), round(y)
+    x, y = c  # (thousands of calls a photo: plain arithmetic, not apply_homography's arrays)
+    return round(m[0, 0] * x + m[0, 1] * y + m[0, 2]), round(m[1, 0] * x + m[1, 1] * y + m[1, 2])
 
 
 def _remap(lattice: Lattice, new_from_old: np.ndarray) -> Lattice:

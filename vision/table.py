@@ -272,15 +272,23 @@ def vanishing_point(seg: np.ndarray, norm: np.ndarray, rng: np.random.Generator,
     d = d * np.sign(d[:, :1] + 1e-12)
     tensor = (d[:, :, None] * d[:, None, :] * length[:, None, None]).sum(0)
     mean_dir = np.linalg.eigh(tensor)[1][:, -1]
-    candidates = [np.array([mean_dir[0], mean_dir[1], 0.0])]
+    # pairs of segments, each as likely as it is long (the second drawn again, without the
+    # first, when the two are one: as rng.choice(n, 2, replace=False, p=...) draws them, and
+    # from the same stream, but without its checks of p, which cost most of this function's
+    # time a trial); where each pair's lines meet
     p = length / length.sum()
-    for _ in range(trials):
-        i, j = rng.choice(n, 2, replace=False, p=p)
-        v = np.cross(lines[i], lines[j])
-        nv = np.linalg.norm(v)
-        if nv > 1e-12:
-            candidates.append(v / nv)
-    candidates = np.array(candidates)
+    cdf = np.cumsum(p)
+    cdf /= cdf[-1]
+    pairs = np.empty((trials, 2), np.int64)
+    for t in range(trials):
+        i, j = cdf.searchsorted(rng.random(2), side="right")
+        if i == j:
+            rest = np.cumsum(np.where(np.arange(n) == i, 0.0, p))
+            j = (rest / rest[-1]).searchsorted(rng.random(1), side="right")[0]
+        pairs[t] = i, j
+    v = np.cross(lines[pairs[:, 0]], lines[pairs[:, 1]])
+    nv = np.linalg.norm(v, axis=1)
+    candidates = np.concatenate([[[mean_dir[0], mean_dir[1], 0.0]], v[nv > 1e-12] / nv[nv > 1e-12, None]])
     with np.errstate(divide="ignore", invalid="ignore"):
         near = (np.abs(candidates[:, 2]) > 1e-12) & (
             np.linalg.norm(candidates[:, :2] / candidates[:, 2:], axis=1) < MIN_VP_DISTANCE)
