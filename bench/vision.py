@@ -10,11 +10,11 @@
   (wholly in view, under no hand), abstentions, wrong readings, boards fully right (and
   right as far as the photo shows them: a card under a hand can only be reported
   uncertain), photos whose maze was anchored a cell or more off or turned half a turn
-  (every card named wrongly), and the time of a cold single photo (model loading included; OpenCV on
-  its default threads and the classifier on one, as `tunnelvision check` runs) and of
-  every photo (median, 90th percentile, slowest: a photo whose edges mislead the grid is
-  searched by reading, and takes longer); ``--diagnose``
-  prints one line per photo (right, abstained and how many of those in view, wrong, read
+  (every card named wrongly), and the time of a cold single photo (model loading
+  included; OpenCV on its default threads and the classifier on one, as `tunnelvision
+  check` runs) and of every photo (median, 90th percentile, slowest: a photo whose edges
+  mislead the grid is searched by reading, and takes longer); ``--diagnose`` prints one
+  line per photo (right, abstained and how many of those in view, wrong, read
   where none lies, ms) to stderr, and ``--photo K`` runs only photo K (repeatable) to look
   into one; ``--lens K`` takes the photos through a stronger barrel lens than the scenes'
   mild one (a corner moved by up to K of the half diagonal: wide webcam lenses reach 0.1),

@@ -2203,7 +2203,7 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
     a classifier Reading or a (face, rotation) pair. Of the two ways the fit's axes can
     relate to the maze (as they are, or turned half a turn), the one that puts the most
     goal readings on goal places wins, then the one with more goals east of the start (of
-    those within GOAL_DRIFT of a goal place), then the one that puts the goals read off
+    those within GOAL_DRIFT of a goal place), then the one that puts those goals read off
     their places nearer to them; the start fixes the origin (or, unseen, a goal place 8
     cells toward the maze, preferring one where it may lie unread: ``start_hidden_at`` when
     the caller knows, else any laid cell), unless two goals or more sit on their places
