@@ -79,11 +79,10 @@ def _frame_shift(read: dict, truth: dict) -> str | None:
     def matches(turn, dx, dy):
         return sum(1 for (x, y), c in read.items() if (t := truth.get((turn * x + dx, turn * y + dy)))
                    and same_card(c.face, (c.rotation + (0 if turn == 1 else 180)) % 360, t.face, t.rotation))
-    frames = [(turn, dx, dy) for turn in (1, -1) for dx in range(-2, 3) for dy in range(-2, 3)]
-    best = max(frames, key=lambda f: (matches(*f), f == (1, 0, 0)))
-    if best == (1, 0, 0) or matches(*best) <= matches(1, 0, 0):
+    score = {(turn, dx, dy): matches(turn, dx, dy) for turn in (1, -1) for dx in range(-2, 3) for dy in range(-2, 3)}
+    turn, dx, dy = best = max(score, key=score.get)
+    if score[best] <= score[(1, 0, 0)]:
         return None
-    turn, dx, dy = best
     return ("turned half a turn" + (f" and shifted by {(dx, dy)} cells" if (dx, dy) != (0, 0) else "")
             if turn == -1 else f"shifted by {(dx, dy)} cells")
 
