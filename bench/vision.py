@@ -89,7 +89,7 @@ def _frame_shift(read: dict, truth: dict) -> str | None:
 
 def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, model=DEFAULT_MODEL,
            printed: PrintedDeck | None = None, lens: float = SceneOptions.barrel,
-           size: tuple[int, int] = (1920, 1080), sheet_photos: int = 0) -> dict:
+           size: tuple[int, int] = (1920, 1080), sheet_photos: int = 0, draw: int = 0) -> dict:
     # as `tunnelvision check` reads a photo: OpenCV on its default threads (videos() sets one
     # before the next deck's photos run), the classifier on one
     cv2.setNumThreads(-1)
@@ -98,7 +98,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
     options = SceneOptions(barrel=lens)
     first = table_scene(np.random.default_rng(SEED + indices[0]), size=size, printed=printed, options=options)
     cold_start = time.perf_counter()
-    pipeline = Pipeline(Classifier(model, threads=1))
+    pipeline = Pipeline(Classifier(model, threads=1), draw=draw)
     pipeline.observe(first.image)
     cold_ms = (time.perf_counter() - cold_start) * 1e3
     cards = right = wrong = abstained = boards_right = boards_right_seen = extra = failed = framed_off = 0
@@ -300,6 +300,9 @@ def main() -> int:
     parser.add_argument("--sheet-photos", type=int, default=0, choices=range(len(SHEET_SPOTS) + 1),
                         help="read each photo with a table calibration from this many photos of the marker sheet "
                              "by the photo's camera (1: the plane; 2 or more: the lens too; default 0, markerless)")
+    parser.add_argument("--draw", type=int, default=0,
+                        help="the photos' vanishing points from another random draw (default 0, as `tunnelvision "
+                             "check` reads): how much the readings hinge on it")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--diagnose", action="store_true", help="one line per photo on stderr")
     parser.add_argument("--photo", type=int, action="append", help="run only this photo (repeatable)")
@@ -321,7 +324,7 @@ def main() -> int:
         figures[name] = {}
         if args.scenes or args.photo:
             figures[name]["photos"] = scenes(args.scenes, args.diagnose, args.photo, args.model, deck, args.lens,
-                                             args.size, args.sheet_photos)
+                                             args.size, args.sheet_photos, args.draw)
         if args.videos:
             figures[name]["video"] = videos(args.videos, model=args.model, printed=deck)
     if args.json:

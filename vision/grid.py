@@ -1718,9 +1718,10 @@ def _same_lattice(h: np.ndarray, other: np.ndarray, cells: Collection[Cell]) -> 
 
 def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibration=None,
                 work_width: int = tbl.WORK_WIDTH, reads_cards: CardCheck | None = None,
-                locates_cards: CardFinder | None = None) -> Lattice:
+                locates_cards: CardFinder | None = None, draw: int = 0) -> Lattice:
     """The card lattice of one frame (BGR), from scratch. ``plane`` (the table stage's
-    output) is computed when not given, from ``calibration`` when that is given.
+    output) is computed when not given, from ``calibration`` when that is given, else with
+    the vanishing points' random draw ``draw``.
 
     ``reads_cards`` (the pipeline gives the classifier's) says what share of a grown
     hypothesis's cells show a whole maze card; it weighs each hypothesis's score. The
@@ -1733,7 +1734,7 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
     as without the calibration."""
     if plane is None:
         try:
-            plane = tbl.find_plane(frame, calibration=calibration, work_width=work_width)
+            plane = tbl.find_plane(frame, calibration=calibration, work_width=work_width, seed=draw)
         except TableError:
             if calibration is not None:
                 raise
@@ -1758,7 +1759,8 @@ def fit_lattice(frame: np.ndarray, plane: TablePlane | None = None, *, calibrati
     # 39 x 54 mm cells; drawn 57: cells sheared 5 degrees, a cell off at the start): the
     # cards' own edges may show it; of the two fits, the one nearer the cards' size
     try:
-        again = fit_lattice(frame, work_width=work_width, reads_cards=reads_cards, locates_cards=locates_cards)
+        again = fit_lattice(frame, work_width=work_width, reads_cards=reads_cards, locates_cards=locates_cards,
+                            draw=draw)
     except GridError:
         if lattice is None:
             raise

@@ -298,6 +298,9 @@ class Pipeline:
     game: str = "saboteur"
     calibration: object | None = None  # a calibration.table.TableCalibration for a fixed camera
     catalogue: Catalogue = field(default_factory=default_catalogue)
+    # a photo's vanishing points come from a random (seeded) draw of card-edge pairs; on a
+    # hard photo the draw can decide the reading, and another draw shows how much
+    draw: int = 0
     timings: dict[str, float] = field(default_factory=dict)  # the last frame's stages, in ms
     _tracker: GridTracker | None = None
     _previous_small: np.ndarray | None = None
@@ -327,7 +330,7 @@ class Pipeline:
     def _observe(self, frame: np.ndarray) -> Observation:
         try:
             fit = fit_lattice(frame, calibration=self.calibration, reads_cards=self._reads_cards,
-                              locates_cards=self._locates_cards)
+                              locates_cards=self._locates_cards, draw=self.draw)
             readings, goals_at, start_hidden_at = self._anchor_readings(frame, fit)
             lattice = self._anchored(frame, fit, readings, goals_at, start_hidden_at)
             at_start = self._framed_at_start(frame, fit, lattice, readings, goals_at)
