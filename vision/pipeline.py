@@ -96,6 +96,9 @@ CENTRE_SHIFTS = tuple((d, 0.0) for d in (-0.3, -0.15, 0.0, 0.15, 0.3)) + tuple(
     (0.0, d) for d in (-0.3, -0.15, 0.15, 0.3)) + tuple((dx, dy) for dx in (-0.2, 0.2) for dy in (-0.2, 0.2))
 # A goal found this far (cells) from its place pins the lattice there.
 GOAL_PIN_FROM = 0.2
+# Three goal cards found make a goal column when the middle one lies within this share of
+# their spacing from the midpoint of the outer two (perspective shifts it a little).
+GOAL_COLUMN_SLACK = 0.25
 # The start card found this far (cells) off its cell lies as much on the next one: the
 # lattice was fitted between the cards (a phase error), and any frame it gives is a guess.
 START_STRADDLES = 0.45
@@ -233,6 +236,18 @@ def _cells_off(lattice: Lattice, cell: Cell, point_px) -> float:
     return max(abs(x - cell[0]), abs(y - cell[1]))
 
 
+def _goal_column(cells: Sequence[Cell], points: Sequence[np.ndarray]) -> bool:
+    """Whether three goal cards found on these lattice cells, lying at these pixels (in the
+    cells' order along the lattice's y), can be the goal column: in a row, evenly spaced
+    (the middle within GOAL_COLUMN_SLACK of the spacing from the outer two's midpoint), the
+    outer two three to five of the lattice's cells apart (four, where it is right)."""
+    p = np.asarray(points, np.float64)
+    spacing = np.linalg.norm(p[2] - p[0]) / 2
+    apart = float(np.hypot(cells[2][0] - cells[0][0], cells[2][1] - cells[0][1]))
+    return bool(spacing > 0 and np.linalg.norm(p[1] - (p[0] + p[2]) / 2) <= GOAL_COLUMN_SLACK * spacing
+                and 3 <= apart <= 5)
+
+
 def _read_on_both_sides(goals: Sequence[Cell]) -> bool:
     """Whether a goal card is read on the cells either side of it across the goals' column
     (which runs along the fit's y), as a lattice lying half a cell off out there reads it."""
@@ -280,6 +295,15 @@ def _same_view(small: np.ndarray, before: np.ndarray | None) -> bool:
     blocks = (max(1, w // CHANGE_BLOCK), max(1, h // CHANGE_BLOCK))
     change = cv2.GaussianBlur(small - before, (0, 0), CHANGE_BLUR)
     return float(cv2.resize(np.abs(change), blocks, interpolation=cv2.INTER_AREA).max()) <= CHANGE_LEVEL
+
+
+class FrameUnknown(GridError):
+    """The maze frame is unknown with the start unread; ``goals`` says where (pixels) the
+    goal cards found lie, which may still fix the lattice out there."""
+
+    def __init__(self, message: str, goals: Mapping[Cell, np.ndarray]):
+        super().__init__(message)
+        self.goals = dict(goals)
 
 
 @dataclass
@@ -331,7 +355,14 @@ class Pipeline:
         try:
             fit = fit_lattice(frame, calibration=self.calibration, reads_cards=self._reads_cards,
                               locates_cards=self._locates_cards, draw=self.draw)
-            readings, goals_at, start_hidden_at = self._anchor_readings(frame, fit)
+            try:
+                readings, goals_at, start_hidden_at = self._anchor_readings(frame, fit)
+            except FrameUnknown as exc:
+                pinned = self._pinned_to_goal_column(frame, fit, exc.goals)
+                if pinned is None:
+                    raise
+                fit = pinned
+                readings, goals_at, start_hidden_at = self._anchor_readings(frame, fit)
             lattice = self._anchored(frame, fit, readings, goals_at, start_hidden_at)
             at_start = self._framed_at_start(frame, fit, lattice, readings, goals_at)
             if at_start is not None:
@@ -553,6 +584,7 @@ class Pipeline:
         if not starts and goals:
             # goals alone may sit on the goal places in several ways (two goals two apart, or
             # one): the start, unsure on its cell, is looked for where each way puts it
+            centres = {c: at[c] if c in at else lattice.centre(c) for c in goals}  # where the goal cards lie
             each_way = [start_places(goals, [turn]) for turn in (np.eye(3), HALF_TURN)]
             origins = sorted(set(each_way[0]) | set(each_way[1]))
             start, start_at = self._find_cards(frame, lattice, origins, lambda face: face == "start")
@@ -578,8 +610,8 @@ class Pipeline:
                 hiding = [[c for c in places if best and likelihood[c] == best] for places in each_way]
                 if any(len(places) > 1 for places in each_way) and (
                         not any(hiding) or any(len(places) > 1 for places in hiding)):
-                    raise GridError(f"the start card was not read, and the goal cards read ({len(goals)}) fit "
-                                    "the goal places in more than one way: the maze frame is unknown")
+                    raise FrameUnknown(f"the start card was not read, and the goal cards read ({len(goals)}) fit "
+                                       "the goal places in more than one way: the maze frame is unknown", centres)
                 if not best and any(c in sure and not is_goal(sure[c].face) for c in origins):
                     # the goals put the start where another card lies surely, and it can hide
                     # nowhere else they allow: the lattice, extrapolated out to the goals, has
@@ -594,9 +626,9 @@ class Pipeline:
                     # 1920, was framed a cell off: a small maze's lattice a sixth off in pitch
                     # out at the goals, the start under a hand). Where the start may hide,
                     # its place decides (drawn bench photo 15, printed 151).
-                    raise GridError("a goal card was read on two neighbouring cells and the start card was not "
-                                    "read: the card lattice does not line up with the cards out there, and the "
-                                    "maze frame is unknown")
+                    raise FrameUnknown("a goal card was read on two neighbouring cells and the start card was not "
+                                       "read: the card lattice does not line up with the cards out there, and the "
+                                       "maze frame is unknown", centres)
                 if step := _column_between(lattice, goals, at):
                     # every goal card read lies half a cell off its cell the same way: the
                     # start's places the next column gives are as likely unless the start is
@@ -607,9 +639,9 @@ class Pipeline:
                     # most: on four 1080p bench photos read right one was half a cell off).
                     elsewhere = set(start_places([(x + step, y) for x, y in goals])) - set(origins)
                     if any(self._start_may_hide(lattice, read.get(c), c, sure) >= best for c in elsewhere):
-                        raise GridError("the goal cards were found between two columns of the card lattice and the "
-                                        "start card was not read: the lattice does not line up with the cards out "
-                                        "there, and the maze frame is unknown")
+                        raise FrameUnknown("the goal cards were found between two columns of the card lattice and "
+                                           "the start card was not read: the lattice does not line up with the cards "
+                                           "out there, and the maze frame is unknown", centres)
                 hidden = [c for places in hiding for c in places]
         try:
             trial = anchor(lattice, sure | found, hidden)
@@ -787,6 +819,36 @@ class Pipeline:
             if max(abs(middle[0] - cell[0]), abs(middle[1] - cell[1])) >= GOAL_PIN_FROM:
                 at[cell] = lattice.centre(tuple(middle))
         return found, at
+
+    def _pinned_to_goal_column(self, frame: np.ndarray, lattice: Lattice,
+                               goals: Mapping[Cell, np.ndarray]) -> Lattice | None:
+        """With the frame unknown and three of the goal cards found (``goals``: where each
+        lies, pixels) in a row (``_goal_column``), the lattice pinned to them as the goal
+        column, cards two cells apart, in the one column near where the lattice puts them
+        whose cells then read surely as goal cards; None when not just one does. A lattice
+        fitted on a small maze and extrapolated eight cells or more out can put the goals it
+        found between two columns or off one column (4:3 bench photo 129: the goals read
+        half a cell off, the start under a hand); the goals themselves say where it lies out
+        there, and their cards read surely only in the pinned lattice whose cells are their
+        size (a column off, the cells come a fifth too small or too large)."""
+        columns = [cells for cells in itertools.combinations(sorted(goals, key=lambda c: c[1]), len(GOAL_CELLS))
+                   if _goal_column(cells, [goals[c] for c in cells])]
+        if len(columns) != 1:
+            return None
+        cells = columns[0]  # along the lattice's y, as the goal column runs
+        points = [goals[c] for c in cells]
+        x = round(float(np.mean([c[0] for c in cells])))
+        y = cells[1][1]
+        fits = []
+        for column in (x - 1, x, x + 1):
+            pinned_cells = [(column, y - 2), (column, y), (column, y + 2)]
+            pinned = pin_cells(frame, lattice, dict(zip(pinned_cells, points)))
+            if pinned is lattice:
+                continue  # (the refit failed)
+            readings = self.classifier.classify(cell_crops(frame, pinned, pinned_cells, CROP))
+            if all(_sure(r) and is_goal(r.face) for r in readings):
+                fits.append(pinned)
+        return fits[0] if len(fits) == 1 else None
 
     def _pin_goals_left(self, frame: np.ndarray, lattice: Lattice) -> Lattice:
         """The lattice with the goal cards found on the goal places it holds no card on,

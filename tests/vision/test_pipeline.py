@@ -210,6 +210,24 @@ def test_goals_all_found_half_a_cell_off_with_the_start_nowhere_leave_the_frame_
             pipeline._anchor_readings(image, fit)
 
 
+def test_goals_found_between_two_columns_pin_the_lattice_to_the_column_their_cards_fill(pipeline, monkeypatch):
+    # the start is gone and the lattice, fitted on the maze, bends on out to the goals,
+    # which lie half a cell off its columns (a 4:3 bench photo: the start under a hand).
+    # Pinned to a goal column there, only the column whose cells are the goal cards' size
+    # reads all three surely as goals: that frame is taken, and every card lies on its cell
+    s = scene(41)
+    truth = truth_lattice(s)
+    bent = truth.image_from_maze @ np.array([[1, 0, 0], [0, 1, 0], [-0.0083, 0, 1]])  # x = 8 at 7.5
+    fit = replace(truth, image_from_maze=bent,
+                  cells=frozenset(c for c in s.cells if c not in GOAL_CELLS and c != START_CELL))
+    monkeypatch.setattr("vision.pipeline.fit_lattice", lambda *args, **kwargs: fit)
+    observation = pipeline.observe(without(s, [START_CELL]))
+    assert observation.error is None
+    assert sorted(c.cell for c in observation.cards if c.cell in GOAL_CELLS) == sorted(GOAL_CELLS)
+    assert all(right(c, s.cells[c.cell], pipeline.catalogue) for c in observation.cards)
+    assert len(observation.cards) >= 0.9 * (len(s.cells) - 1)
+
+
 def test_goals_missed_around_the_maze_are_looked_for_beside_one_found(pipeline, monkeypatch):
     # the start is gone and the search around the maze found one goal card of three (far
     # out, a card may read surely only between its half-cell steps across, as on a printed
