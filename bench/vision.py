@@ -1,7 +1,7 @@
 """Vision benchmark: whole table photos and filmed games with ground truth.
 
     python bench/vision.py [--scenes 200] [--videos 30] [--scans DIR] [--lens K] [--size WxH]
-                           [--sheet-photos N] [--json] [--diagnose] [--photo K ...]
+                           [--sheet-photos N] [--draw N] [--json] [--diagnose] [--photo K ...]
 
 * scenes: synthetic 1080p photos of random legal mazes (unseen seeds; camera pose, tilt,
   lens, light, glare, tables, hands, loose cards, crosswise cards), read from scratch:
@@ -22,7 +22,9 @@
   ``--sheet-photos N`` reads each photo as a fixed camera calibrated with the ArUco sheet
   would: the sheet photographed N times by the photo's camera (the last in the middle of the
   view, the others in its corners), ``calibrate-table`` on those photos (one photo: the
-  plane; two or more: the lens too), the photo read with that calibration;
+  plane; two or more: the lens too), the photo read with that calibration; ``--draw N``
+  reads the photos with another (seeded) draw of the card-edge pairs the vanishing points
+  come from, to see how much a reading hinges on it;
 * videos: games filmed at 1080p by a fixed camera, hands bringing each card in; every
   frame goes through the pipeline and the tracker: commits that do not match the truth
   (wrong commits, the target is zero: a card read wrongly, a card removed that is not, a
@@ -307,8 +309,8 @@ def main() -> int:
     parser.add_argument("--diagnose", action="store_true", help="one line per photo on stderr")
     parser.add_argument("--photo", type=int, action="append", help="run only this photo (repeatable)")
     args = parser.parse_args()
-    if args.scenes < 0 or args.videos < 0:
-        parser.error("--scenes and --videos count photos and films: 0 or more")
+    if args.scenes < 0 or args.videos < 0 or args.draw < 0:
+        parser.error("--scenes and --videos count photos and films, and --draw numbers a draw: 0 or more")
     if not 0 <= args.lens <= 0.3:
         parser.error("--lens is a share of the half diagonal a corner moves by: 0 to 0.3")
     try:
