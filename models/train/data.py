@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -28,7 +29,11 @@ from vision.printed import PrintedDeck, Scan, load_scans
 from vision.scenes import CELL_CORNERS, table_scene
 
 CHUNK = 256
-PRESETS = {"train": augment.Augment(), "camera": augment.Augment.camera()}
+PRESETS = {"train": augment.Augment(), "camera": augment.Augment.camera(),
+           # where the camera preset's errors come from (bench/classifier.py): the same cameras with
+           # no hand and no glare over the card, and a card square on under flat light
+           "camera-unhindered": replace(augment.Augment.camera(), p_hand=0, p_glare=0),
+           "clean": augment.Augment.clean()}
 
 
 def _render_one(card: CardClass, rng: np.random.Generator, size: tuple[int, int], scans_by_face: dict,
@@ -89,7 +94,8 @@ def render_dataset(count: int, seed: int, *, size: tuple[int, int] = (64, 96), w
     """``count`` crops (N, H, W, 3) uint8 with class labels, classes balanced, in a seeded order.
 
     ``scanned_only`` keeps to the classes of faces that have a scan (to measure scans alone);
-    ``preset`` is the augmentation: "train" (wide) or "camera" (a realistic webcam, for evaluation).
+    ``preset`` is the augmentation (``PRESETS``): "train" (wide) or "camera" (a realistic webcam, for
+    evaluation), or one of the camera's breakdowns.
     """
     classes = card_classes(default_catalogue())
     rng = np.random.default_rng(seed)
