@@ -355,14 +355,7 @@ class Pipeline:
         try:
             fit = fit_lattice(frame, calibration=self.calibration, reads_cards=self._reads_cards,
                               locates_cards=self._locates_cards, draw=self.draw)
-            try:
-                readings, goals_at, start_hidden_at = self._anchor_readings(frame, fit)
-            except FrameUnknown as exc:
-                pinned = self._pinned_to_goal_column(frame, fit, exc.goals)
-                if pinned is None:
-                    raise
-                fit = pinned
-                readings, goals_at, start_hidden_at = self._anchor_readings(frame, fit)
+            fit, readings, goals_at, start_hidden_at = self._readings_to_anchor(frame, fit)
             lattice = self._anchored(frame, fit, readings, goals_at, start_hidden_at)
             at_start = self._framed_at_start(frame, fit, lattice, readings, goals_at)
             if at_start is not None:
@@ -405,7 +398,9 @@ class Pipeline:
                 lattice = self._tracker.update(frame)
                 self._judged_small = small
             if not lattice.anchored:
-                readings, _, start_hidden_at = self._anchor_readings(frame, lattice)
+                pinned, readings, _, start_hidden_at = self._readings_to_anchor(frame, lattice)
+                if pinned is not lattice:
+                    self._tracker.keep(pinned)
                 lattice = self._tracker.set_anchor(readings, start_hidden_at)
         except (GridError, TableError) as exc:
             self._tracker.forget()
@@ -662,6 +657,18 @@ class Pipeline:
             raise GridError("the start card was read, but no card lies on the goal places in view: the maze frame is "
                             "unknown")
         return sure | found | more, at | more_at, hidden
+
+    def _readings_to_anchor(self, frame: np.ndarray, fit: Lattice) -> tuple[Lattice, dict, dict, list]:
+        """``_anchor_readings`` of the fitted lattice; where they leave the frame unknown with
+        three goal cards found in a row, those of the lattice pinned to them as the goal
+        column (``_pinned_to_goal_column``). The lattice read, then the readings."""
+        try:
+            return fit, *self._anchor_readings(frame, fit)
+        except FrameUnknown as exc:
+            pinned = self._pinned_to_goal_column(frame, fit, exc.goals)
+            if pinned is None:
+                raise
+            return pinned, *self._anchor_readings(frame, pinned)
 
     def _bare_in_view(self, frame: np.ndarray, lattice: Lattice, places: list[Cell]) -> bool:
         """Whether these cells lie wholly in the frame and all read surely as bare table."""

@@ -228,6 +228,22 @@ def test_goals_found_between_two_columns_pin_the_lattice_to_the_column_their_car
     assert len(observation.cards) >= 0.9 * (len(s.cells) - 1)
 
 
+def test_a_fixed_camera_pins_its_lattice_to_the_goal_column_as_a_photo_does(monkeypatch):
+    # the same bent lattice fitted on a still view: the fixed camera's first look anchors it
+    # on the goal column too, instead of refusing the view again on every frame
+    s = scene(41)
+    truth = truth_lattice(s)
+    bent = truth.image_from_maze @ np.array([[1, 0, 0], [0, 1, 0], [-0.0083, 0, 1]])
+    fit = replace(truth, image_from_maze=bent,
+                  cells=frozenset(c for c in s.cells if c not in GOAL_CELLS and c != START_CELL))
+    monkeypatch.setattr("vision.grid.fit_lattice", lambda *args, **kwargs: fit)
+    pipeline = Pipeline(Classifier())
+    observation = pipeline.step(without(s, [START_CELL])).observation
+    assert observation.error is None
+    assert sorted(c.cell for c in observation.cards if c.cell in GOAL_CELLS) == sorted(GOAL_CELLS)
+    assert all(right(c, s.cells[c.cell], pipeline.catalogue) for c in observation.cards)
+
+
 def test_goals_missed_around_the_maze_are_looked_for_beside_one_found(pipeline, monkeypatch):
     # the start is gone and the search around the maze found one goal card of three (far
     # out, a card may read surely only between its half-cell steps across, as on a printed
