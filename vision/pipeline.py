@@ -99,6 +99,9 @@ GOAL_PIN_FROM = 0.2
 # Three goal cards found make a goal column when the middle one lies within this share of
 # their spacing from the midpoint of the outer two (perspective shifts it a little).
 GOAL_COLUMN_SLACK = 0.25
+# The goal cards of one column found further apart across it than this (cells) say the
+# lattice is sheared or bent out there: the goal cards lie in one column of the cards.
+GOAL_COLUMN_SLANT = 0.7
 # The start card found this far (cells) off its cell lies as much on the next one: the
 # lattice was fitted between the cards (a phase error), and any frame it gives is a guess.
 START_STRADDLES = 0.45
@@ -264,6 +267,20 @@ def _column_between(lattice: Lattice, goals: Sequence[Cell], at: Mapping[Cell, n
         if step := next((s for s in (1, -1) if all(s * off >= START_STRADDLES for off in offs)), 0):
             return step
     return 0
+
+
+def _column_slanted(lattice: Lattice, goals: Sequence[Cell], at: Mapping[Cell, np.ndarray]) -> bool:
+    """Whether three goal cards read on rows two apart, in columns at most one apart (a
+    goals' column, which runs along the fit's y), were found (``at``, pixels; the others on
+    their cells) further apart across the column than GOAL_COLUMN_SLANT: a lattice sheared
+    or bent out there, whose column count from the maze to the goals no reading vouches for."""
+    across = {c: lattice.point_at(at[c])[0] if c in at else c[0] for c in goals}
+    for three in itertools.combinations(sorted(set(goals), key=lambda c: c[1]), len(GOAL_CELLS)):
+        rows, columns = [c[1] for c in three], [c[0] for c in three]
+        if rows[1] - rows[0] == rows[2] - rows[1] == 2 and max(columns) - min(columns) <= 1:
+            if max(across[c] for c in three) - min(across[c] for c in three) > GOAL_COLUMN_SLANT:
+                return True
+    return False
 
 
 def _plausible(observation: Observation, lattice: Lattice, least_sure: float = 0.0) -> bool:
@@ -624,6 +641,15 @@ class Pipeline:
                     raise FrameUnknown("a goal card was read on two neighbouring cells and the start card was not "
                                        "read: the card lattice does not line up with the cards out there, and the "
                                        "maze frame is unknown", centres)
+                if _column_slanted(lattice, goals, at):
+                    # the goals were found leaning across their column: the lattice is
+                    # sheared out there (printed bench photo 117, read by a model trained
+                    # otherwise: the maze's columns leaning over a quarter of a cell a row, the
+                    # goals found a cell apart across, the maze under a hand named a column
+                    # off), and only the goal column can say where its columns lie
+                    raise FrameUnknown("the goal cards found do not lie in one column of the card lattice and the "
+                                       "start card was not read: the lattice is bent out there, and the maze frame "
+                                       "is unknown", centres)
                 if step := _column_between(lattice, goals, at):
                     # every goal card read lies half a cell off its cell the same way: the
                     # start's places the next column gives are as likely unless the start is

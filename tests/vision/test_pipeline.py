@@ -210,6 +210,18 @@ def test_goals_all_found_half_a_cell_off_with_the_start_nowhere_leave_the_frame_
             pipeline._anchor_readings(image, fit)
 
 
+def test_goals_found_leaning_across_their_column_with_the_start_unread_leave_the_frame_unknown(pipeline, monkeypatch):
+    # the start is gone, and the goal cards are found leaning across their column, half a
+    # cell one way at one end and the other way at the other, as a lattice sheared out there
+    # finds them (a printed bench photo, read by a model trained otherwise, named its maze a
+    # column off so): how many columns lie between the maze and the goals, nothing says
+    def leaning(lattice, found):
+        return {(x, y): lattice.centre((x + y / 4, y)) for x, y in found}
+    _, image, fit = without_the_start(monkeypatch, lambda found: found, leaning)
+    with pytest.raises(GridError, match="do not lie in one column"):
+        pipeline._anchor_readings(image, fit)
+
+
 def test_goals_found_between_two_columns_pin_the_lattice_to_the_column_their_cards_fill(pipeline, monkeypatch):
     # the start is gone and the lattice, fitted on the maze, bends on out to the goals,
     # which lie half a cell off its columns (a 4:3 bench photo: the start under a hand).
