@@ -222,16 +222,22 @@ def test_goals_found_leaning_across_their_column_with_the_start_unread_leave_the
         pipeline._anchor_readings(image, fit)
 
 
+def bent_out_to_the_goals(s) -> Lattice:
+    """The scene's lattice bent on out to the goals, so they lie half a cell off its columns
+    (x = 8 at 7.5), holding neither the start's cell nor the goals': a fit on a small maze."""
+    truth = truth_lattice(s)
+    bent = truth.image_from_maze @ np.array([[1, 0, 0], [0, 1, 0], [-0.0083, 0, 1]])
+    return replace(truth, image_from_maze=bent,
+                   cells=frozenset(c for c in s.cells if c not in GOAL_CELLS and c != START_CELL))
+
+
 def test_goals_found_between_two_columns_pin_the_lattice_to_the_column_their_cards_fill(pipeline, monkeypatch):
     # the start is gone and the lattice, fitted on the maze, bends on out to the goals,
     # which lie half a cell off its columns (a 4:3 bench photo: the start under a hand).
     # Pinned to a goal column there, only the column whose cells are the goal cards' size
     # reads all three surely as goals: that frame is taken, and every card lies on its cell
     s = scene(41)
-    truth = truth_lattice(s)
-    bent = truth.image_from_maze @ np.array([[1, 0, 0], [0, 1, 0], [-0.0083, 0, 1]])  # x = 8 at 7.5
-    fit = replace(truth, image_from_maze=bent,
-                  cells=frozenset(c for c in s.cells if c not in GOAL_CELLS and c != START_CELL))
+    fit = bent_out_to_the_goals(s)
     monkeypatch.setattr("vision.pipeline.fit_lattice", lambda *args, **kwargs: fit)
     observation = pipeline.observe(without(s, [START_CELL]))
     assert observation.error is None
@@ -244,10 +250,7 @@ def test_a_fixed_camera_pins_its_lattice_to_the_goal_column_as_a_photo_does(monk
     # the same bent lattice fitted on a still view: the fixed camera's first look anchors it
     # on the goal column too, instead of refusing the view again on every frame
     s = scene(41)
-    truth = truth_lattice(s)
-    bent = truth.image_from_maze @ np.array([[1, 0, 0], [0, 1, 0], [-0.0083, 0, 1]])
-    fit = replace(truth, image_from_maze=bent,
-                  cells=frozenset(c for c in s.cells if c not in GOAL_CELLS and c != START_CELL))
+    fit = bent_out_to_the_goals(s)
     monkeypatch.setattr("vision.grid.fit_lattice", lambda *args, **kwargs: fit)
     pipeline = Pipeline(Classifier())
     observation = pipeline.step(without(s, [START_CELL])).observation
