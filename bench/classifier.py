@@ -76,14 +76,13 @@ def evaluate(model: str | Path = DEFAULT_MODEL, *, count: int = 8000, seed: int 
     classifier = Classifier(model, threads=2)
     size = (classifier.width, classifier.height)
     figures = {"misscut_cells": _abstained(classifier, _misscut_crops(classifier, None, count // 10, seed + 3))}
-    # the target: realistic camera conditions; then the wider training augmentation, as a stress test
-    for name, preset in (("heldout_synthetic", "camera"), ("heldout_synthetic_wide", "train")):
-        images, labels = render_dataset(count, seed, size=size, workers=workers, style_split="test", preset=preset)
-        figures[name] = _scores(classifier, images, labels)
-    # where the errors under camera conditions come from: the same cards and cameras with no hand or
-    # glare over the card, then square on under flat light (what no occlusion, light or optics takes away)
-    for name, preset in (("heldout_unhindered", "camera-unhindered"), ("heldout_clean", "clean")):
-        images, labels = render_dataset(count // 2, seed, size=size, workers=workers, style_split="test", preset=preset)
+    # the target: realistic camera conditions; then the wider training augmentation, as a stress
+    # test; then where the camera set's errors come from: the same cards and cameras with no hand or
+    # glare over the card, and square on under flat light (what no occlusion, light or optics takes away)
+    for name, preset, crops in (("heldout_synthetic", "camera", count), ("heldout_synthetic_wide", "train", count),
+                                ("heldout_unhindered", "camera-unhindered", count // 2),
+                                ("heldout_clean", "clean", count // 2)):
+        images, labels = render_dataset(crops, seed, size=size, workers=workers, style_split="test", preset=preset)
         figures[name] = _scores(classifier, images, labels)
     images, labels = scene_cells(count // 2, seed + 5, workers=workers, scans_dir=scans_dir, split="test")
     figures["scene_cells"] = _scores(classifier, images, labels)
