@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -102,6 +102,12 @@ GOAL_COLUMN_SLACK = 0.25
 # The goal cards of one column found further apart across it than this (cells) say the
 # lattice is sheared or bent out there: the goal cards lie in one column of the cards.
 GOAL_COLUMN_SLANT = 0.7
+# The goal cards of one column lie two cells apart: the outer two of three found further from
+# four of the lattice's cells apart than this share say its scale is off out at the goals,
+# and so its count of columns from the maze to them (drawn bench photo 189, read with draw 1:
+# its goals 3.7 cells apart, 0.075 off, the maze named a column off; on the bench photos
+# framed right, up to 0.05 off, at 720p).
+GOAL_SPACING_SLACK = 0.06
 # The start card found this far (cells) off its cell lies as much on the next one: the
 # lattice was fitted between the cards (a phase error), and any frame it gives is a guess.
 START_STRADDLES = 0.45
@@ -269,18 +275,31 @@ def _column_between(lattice: Lattice, goals: Sequence[Cell], at: Mapping[Cell, n
     return 0
 
 
-def _column_slanted(lattice: Lattice, goals: Sequence[Cell], at: Mapping[Cell, np.ndarray]) -> bool:
-    """Whether three goal cards read on rows two apart, in columns at most one apart (a
-    goals' column, which runs along the fit's y), were found (``at``, pixels; the others on
-    their cells) further apart across the column than GOAL_COLUMN_SLANT: a lattice sheared
-    or bent out there, whose column count from the maze to the goals no reading vouches for."""
-    across = {c: lattice.point_at(at[c])[0] if c in at else c[0] for c in goals}
+def _goal_column_threes(goals: Iterable[Cell]) -> Iterator[tuple[Cell, Cell, Cell]]:
+    """Every three of these goal cells on rows two apart, in columns at most one apart (a
+    goals' column, which runs along the fit's y), in the order of their rows."""
     for three in itertools.combinations(sorted(set(goals), key=lambda c: c[1]), len(GOAL_CELLS)):
         rows, columns = [c[1] for c in three], [c[0] for c in three]
         if rows[1] - rows[0] == rows[2] - rows[1] == 2 and max(columns) - min(columns) <= 1:
-            if max(across[c] for c in three) - min(across[c] for c in three) > GOAL_COLUMN_SLANT:
-                return True
-    return False
+            yield three
+
+
+def _column_slanted(lattice: Lattice, goals: Sequence[Cell], at: Mapping[Cell, np.ndarray]) -> bool:
+    """Whether three goal cards of a goals' column (``_goal_column_threes``) were found
+    (``at``, pixels; the others on their cells) further apart across the column than
+    GOAL_COLUMN_SLANT: a lattice sheared or bent out there, whose column count from the
+    maze to the goals no reading vouches for."""
+    across = {c: lattice.point_at(at[c])[0] if c in at else c[0] for c in goals}
+    return any(max(across[c] for c in three) - min(across[c] for c in three) > GOAL_COLUMN_SLANT
+               for three in _goal_column_threes(goals))
+
+
+def _column_spaced_off(lattice: Lattice, at: Mapping[Cell, np.ndarray]) -> bool:
+    """Whether three goal cards of a goals' column (``_goal_column_threes``), found where
+    ``at`` says (pixels), lie further from four of the lattice's cells apart along it than
+    GOAL_SPACING_SLACK allows: a lattice off in scale out there."""
+    return any(abs((lattice.point_at(at[last])[1] - lattice.point_at(at[first])[1]) / 4 - 1) > GOAL_SPACING_SLACK
+               for first, _, last in _goal_column_threes(at))
 
 
 def _plausible(observation: Observation, lattice: Lattice, least_sure: float = 0.0) -> bool:
@@ -650,6 +669,13 @@ class Pipeline:
                     raise FrameUnknown("the goal cards found do not lie in one column of the card lattice and the "
                                        "start card was not read: the lattice is bent out there, and the maze frame "
                                        "is unknown", centres)
+                if not best and _column_spaced_off(lattice, located := self._locates_cards(frame, lattice, goals)):
+                    # the start can hide nowhere the goals put it, and the goals lie further
+                    # apart or nearer together than their cells: the lattice's scale is off out
+                    # there, and the column it counts them in with it
+                    raise FrameUnknown("the goal cards found are not two cells apart on the card lattice and the "
+                                       "start card was not read: the lattice is off in scale out there, and the maze "
+                                       "frame is unknown", centres | located)
                 if step := _column_between(lattice, goals, at):
                     # every goal card read lies half a cell off its cell the same way: the
                     # start's places the next column gives are as likely unless the start is
