@@ -646,10 +646,11 @@ class Pipeline:
                 if not best and any(c in sure and not is_goal(sure[c].face) for c in origins):
                     # the goals put the start where another card lies surely, and it can hide
                     # nowhere else they allow: the lattice, extrapolated out to the goals, has
-                    # drifted a cell (printed bench photo 104). (Where it is merely not seen,
-                    # out of the frame or off the lattice's cells, the goals' frame stands.)
-                    raise GridError(f"the start card was not read, and the goal cards read ({len(goals)}) put it "
-                                    "where another card lies: the maze frame is unknown")
+                    # drifted a cell (printed bench photo 104, whose lattice pinned to the goal
+                    # column reads it right). (Where it is merely not seen, out of the frame or
+                    # off the lattice's cells, the goals' frame stands.)
+                    raise FrameUnknown(f"the start card was not read, and the goal cards read ({len(goals)}) put it "
+                                       "where another card lies: the maze frame is unknown", centres)
                 if not best and _read_on_both_sides(goals):
                     # a goal card read from the cells either side of it: the lattice lies half
                     # a cell off out there, and with the start nowhere it could hide, which
