@@ -2199,6 +2199,13 @@ def _reading(value) -> tuple[str | None, int]:
 HALF_TURN = np.array([[-1.0, 0, 0], [0, -1.0, 0], [0, 0, 1]])
 
 
+def goals_a_row_apart(goals: Collection[Cell]) -> bool:
+    """Whether two goal cards are read on neighbouring rows of one column (along the fit's
+    y), where the goals lie two rows apart: one card read from both sides of a lattice lying
+    half a cell off out there."""
+    return any(a[0] == b[0] and abs(a[1] - b[1]) == 1 for a, b in itertools.combinations(goals, 2))
+
+
 def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidden_at: Collection[Cell] = ()) -> Lattice:
     """The lattice in the maze frame: the start card at (0, 0), the goals (backs or turned
     over) at x = +8, y in {-2, 0, 2}. ``readings_by_cell``: cell (in ``lattice``'s frame) ->
@@ -2227,7 +2234,7 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
     goals = [c for c, f in faces.items() if is_goal(f)]
     if not starts and not goals:
         raise GridError("neither the start card nor a goal card was read: the maze frame is unknown")
-    if not starts and any(a[0] == b[0] and abs(a[1] - b[1]) == 1 for a, b in itertools.combinations(goals, 2)):
+    if not starts and goals_a_row_apart(goals):
         # the goals lie two cells apart in a column (along the fit's y, either way round):
         # two read next to each other in it are one card read from both sides of a lattice
         # lying half a cell off out there, and which goal places they hold, no guess can say

@@ -24,7 +24,8 @@ from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catal
 
 from .classify import Classifier
 from .grid import (GOAL_DRIFT, HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, cells_from_goal_places,
-                   fit_lattice, fullest_columns, is_goal, map_cell, maze_readings, moved_crop, pin_cells, start_places)
+                   fit_lattice, fullest_columns, goals_a_row_apart, is_goal, map_cell, maze_readings, moved_crop,
+                   pin_cells, start_places)
 from .observation import Observation, SeenCard, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -651,13 +652,16 @@ class Pipeline:
                     # off the lattice's cells, the goals' frame stands.)
                     raise FrameUnknown(f"the start card was not read, and the goal cards read ({len(goals)}) put it "
                                        "where another card lies: the maze frame is unknown", centres)
-                if not best and _read_on_both_sides(goals):
+                if goals_a_row_apart(goals) or (not best and _read_on_both_sides(goals)):
                     # a goal card read from the cells either side of it: the lattice lies half
-                    # a cell off out there, and with the start nowhere it could hide, which
-                    # column the goals hold no guess can say (a portrait bench photo, 1440 x
-                    # 1920, was framed a cell off: a small maze's lattice a sixth off in pitch
-                    # out at the goals, the start under a hand). Where the start may hide,
-                    # its place decides (drawn bench photo 15, printed 151).
+                    # a cell off out there. Along the column, which goal places they hold no
+                    # guess can say (``anchor`` refuses them), but the goal column may (drawn
+                    # bench photo 189, its start under an arm, reads 15 cards right pinned to
+                    # it). Across it, with the start nowhere it could hide, which column the
+                    # goals hold no guess can say (a portrait bench photo, 1440 x 1920, was
+                    # framed a cell off: a small maze's lattice a sixth off in pitch out at the
+                    # goals, the start under a hand). Where the start may hide, its place
+                    # decides (drawn bench photo 15, printed 151).
                     raise FrameUnknown("a goal card was read on two neighbouring cells and the start card was not "
                                        "read: the card lattice does not line up with the cards out there, and the "
                                        "maze frame is unknown", centres)

@@ -192,6 +192,27 @@ def test_a_goal_read_on_both_sides_with_the_start_nowhere_leaves_the_frame_unkno
     assert np.allclose(anchor(fit, readings).quad(START_CELL), truth_lattice(s).quad(START_CELL))
 
 
+def test_a_goal_read_a_row_apart_with_the_start_unread_pins_the_lattice_to_the_goal_column(pipeline, monkeypatch):
+    # the start is gone, and the middle goal card is read from the cells either side of it
+    # along the goals' column as well, as a lattice lying half a cell off out there reads it
+    # (drawn bench photo 189, its start under an arm): which goal places the goals hold, no
+    # guess can say, but pinned to the goal column the lattice reads them on their cells
+    s = scene(41)
+    fit = truth_lattice(s, cells=[c for c in s.cells if c not in GOAL_CELLS and c != START_CELL])
+    found_around = Pipeline._goals_around
+
+    def searched(self, frame, lattice, known):
+        found, at = found_around(self, frame, lattice, known)
+        return (found | {(8, 1): found[(8, 0)]} if lattice is fit else found), at
+
+    monkeypatch.setattr(Pipeline, "_goals_around", searched)
+    monkeypatch.setattr("vision.pipeline.fit_lattice", lambda *args, **kwargs: fit)
+    observation = pipeline.observe(without(s, [START_CELL]))
+    assert observation.error is None
+    assert all(c.cell in s.cells and right(c, s.cells[c.cell], pipeline.catalogue) for c in observation.cards)
+    assert len(observation.cards) >= 0.9 * (len(s.cells) - 1)
+
+
 @pytest.mark.parametrize("squarely", [(), ((8, -2),)])
 def test_goals_all_found_half_a_cell_off_with_the_start_nowhere_leave_the_frame_unknown(pipeline, monkeypatch,
                                                                                       squarely):
