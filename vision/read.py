@@ -13,6 +13,8 @@ Where the cards lie is a prior too: the start and the goal cards are laid at set
 start on its place and the goals on theirs, and never played, and no path card can be laid
 on those places. With the maze frame known, the start's place is read as the start (or
 nothing), a goal place among the goal cards (or nothing), every other cell among the rest.
+A face-up goal card is drawn like the path card with its tunnels, and what the classifier
+gives the one of the two that cannot lie on a cell goes to the other.
 """
 
 from __future__ import annotations
@@ -132,6 +134,10 @@ def _place_prior(classifier: Classifier, catalogue: Catalogue, goal_places: froz
                      for c in classifier.classes])
     start = np.array([c.face == "start" for c in classifier.classes])
     card = np.array([c.face is not None for c in classifier.classes])
+    # a face-up goal card has the tunnels of a base path card (the stone goals a curve's, the
+    # gold goal a crossroads'), and the two are drawn alike: on a cell where only one of the
+    # pair can lie, what the classifier gives the other says that tunnel too
+    to_path, to_goal = _twins(classifier, catalogue)
 
     def apply(cells: Sequence[Cell], probs: np.ndarray) -> np.ndarray:
         if goal_places is None:
@@ -140,10 +146,27 @@ def _place_prior(classifier: Classifier, catalogue: Catalogue, goal_places: froz
         on_start = np.array([c == start_place for c in cells])[:, None]
         elsewhere = ~goal & ~start if start_place is not None else ~goal
         allowed = np.where(on_goal_place, goal | ~card, np.where(on_start, start | ~card, elsewhere))
-        kept = probs * allowed
+        kept = np.where(on_goal_place, probs @ to_goal, np.where(on_start, probs, probs @ to_path)) * allowed
         return kept / np.maximum(kept.sum(axis=1, keepdims=True), 1e-9)
 
     return apply
+
+
+def _twins(classifier: Classifier, catalogue: Catalogue) -> tuple[np.ndarray, np.ndarray]:
+    """Two class-to-class matrices (probabilities @ matrix): the first moves each face-up goal
+    class's share to the base path class with the same tunnels, the second the reverse;
+    every other class keeps its own."""
+    classes = classifier.classes
+    n = len(classes)
+    to_path, to_goal = np.eye(n, dtype=np.float32), np.eye(n, dtype=np.float32)
+    paths = {c.tunnels: i for i, c in enumerate(classes) if c.face is not None
+             and catalogue.face(c.face).kind == "path" and catalogue.face(c.face).set == "base"}
+    for i, c in enumerate(classes):
+        if c.face is not None and catalogue.face(c.face).kind == "goal" and c.tunnels in paths:
+            j = paths[c.tunnels]
+            to_path[i, i], to_path[i, j] = 0, 1
+            to_goal[j, j], to_goal[j, i] = 0, 1
+    return to_path, to_goal
 
 
 def _reexamine(classifier: Classifier, cells: Sequence[Cell], crops: dict[Cell, np.ndarray],
