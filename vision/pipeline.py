@@ -119,6 +119,9 @@ START_STRADDLES = 0.45
 # cells from the start), where the lattice extrapolates up to a card off and the occupancy
 # test may not see them.
 GOAL_REACH = 9
+# Gaps in a maze are cells that rockfalls emptied, seldom two in a row: a card up to three
+# cells from the rest of the maze (or the start's or a goal's place) is taken to be in it
+MAZE_REACH = 3
 AROUND_STEPS = tuple((dx, dy) for dx in (0.0, 0.5) for dy in (0.0, 0.25, 0.5, 0.75))
 
 
@@ -152,6 +155,29 @@ def _neighbourhood(cells) -> list[Cell]:
     for x, y in cells:
         out.update((x + dx, y + dy) for dx, dy in STEP.values())
     return sorted(out)
+
+
+def _within_reach(seeds: Iterable[Cell], cells: set[Cell]) -> set[Cell]:
+    """The cells among ``cells`` that a chain of them, MAZE_REACH cells a step at most, links to a seed."""
+    linked, todo = set(), list(seeds)
+    while todo:
+        x0, y0 = todo.pop()
+        near = {c for c in cells - linked if max(abs(c[0] - x0), abs(c[1] - y0)) <= MAZE_REACH}
+        linked |= near
+        todo += near
+    return linked
+
+
+def _off_the_maze(cells: set[Cell], lattice: Lattice) -> set[Cell]:
+    """The cells among ``cells`` that no chain of them links to the start's place or a
+    goal's: every card is laid next to the maze, and only rockfalls open gaps in it. A group
+    of them within reach of the frame's edge may be linked through what the photo does not
+    show, and stays."""
+    apart = cells - _within_reach([START_CELL, *GOAL_CELLS], cells)
+    reach = range(-MAZE_REACH, MAZE_REACH + 1)
+    by_the_edge = [(x, y) for x, y in apart if any(lattice.share_in_view((x + dx, y + dy)) < IN_VIEW
+                                                   for dx in reach for dy in reach)]
+    return apart - _within_reach(by_the_edge, apart)
 
 
 def _recrop(frame: np.ndarray, lattice: Lattice):
@@ -953,6 +979,11 @@ class Pipeline:
         cards = [c for c in cards if c.cell not in lone]
         uncertain += [Unsure(x, y, "off-cell") for x, y in sorted(lone)]
         read -= lone
+        # a card the rules cannot have laid where it lies is no maze card: a loose card on
+        # the table that the lattice happens to line up with
+        apart = _off_the_maze(read | {(u.x, u.y) for u in uncertain}, lattice)
+        cards = [c for c in cards if c.cell not in apart]
+        uncertain = [u for u in uncertain if (u.x, u.y) not in apart]
         uncertain += [Unsure(x, y, "crosswise") for x, y in sorted(lattice.crosswise) if (x, y) not in read]
         empty -= lattice.crosswise
         h, w = frame.shape[:2]

@@ -472,6 +472,25 @@ def test_a_lone_card_read_where_the_grid_sees_table_is_left_uncertain(pipeline, 
     assert [(u.x, u.y, u.reason) for u in observation.uncertain] == [(-3, 1, "off-cell")]
 
 
+def test_cards_no_chain_of_cards_links_to_the_maze_are_no_maze_cards(pipeline, monkeypatch):
+    """Cards four cells or more from the maze (loose cards on the table the lattice lines up
+    with) are left out; a card three cells off (beyond two rockfalls' gap) stays, and so do
+    cards far off by the frame's edge, which may be linked through what the photo misses."""
+    from vision import pipeline as stage
+    from vision.observation import SeenCard, Unsure
+
+    named = {(0, 0): "start", (1, 0): "straight-ew", (4, 3): "dead-e", (1, 7): "straight-ns",
+             (2, 7): "straight-ns", (-9, 0): "straight-ew"}
+    monkeypatch.setattr(stage, "read_cells", lambda *a, **k: (
+        [SeenCard(x, y, face, 0, 0.99) for (x, y), face in named.items()], [Unsure(2, 8, "low-confidence")], set()))
+    # cells 100 pixels wide, (0, 0) ten cells from the frame's west edge and farther from the others
+    image_from_maze = np.array([[100.0, 0, 1000], [0, 100, 1000], [0, 0, 1]])
+    lattice = Lattice(image_from_maze, (1800, 2500), frozenset(named) | {(2, 8)}, anchored=True)
+    observation, _ = pipeline._read(np.zeros((2500, 1800, 3), np.uint8), lattice)
+    assert {c.cell for c in observation.cards} == {(0, 0), (1, 0), (4, 3), (-9, 0)}
+    assert not observation.uncertain
+
+
 def test_a_card_mostly_out_of_view_is_left_uncertain(pipeline):
     # the photo cut through the maze, so that some card has less than half of it in view:
     # its crop would repeat the frame's edge in streaks, which read as a straight tunnel
