@@ -45,6 +45,7 @@ import argparse
 import json
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: import from the repository root
@@ -198,6 +199,7 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
     wrong_commits = commits = placements_expected = frames = 0
     held = {"right": 0, "wrong": 0, "missing": 0, "boards_right": 0}
     steady: list[float] = []
+    confirmations: list[float] = []  # ms each, as the tracker asked
     stages: dict[str, list[float]] = {}
     for k in range(count):
         video = table_video(np.random.default_rng(SEED + 10_000 + k), size=(1920, 1080), still_frames=12,
@@ -211,12 +213,16 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
         for i, frame in enumerate(video.frames):
             started = time.perf_counter()
             step = pipeline.step(frame.image)
-            if i >= 3:  # after the first fit: the steady state
+            stepped = time.perf_counter()
+            events = tracker.update(step.observation, step.empty, i / fps, step.busy,
+                                    confirm=partial(_timed, confirmations, pipeline.confirmed, step))
+            if i >= 3:  # after the first fit: the steady state, the tracker's confirmations included
                 steady.append(time.perf_counter() - started)
                 for stage, ms in pipeline.timings.items():
                     stages.setdefault(stage, []).append(ms)
+                stages.setdefault("track", []).append((time.perf_counter() - stepped) * 1e3)
             frames += 1
-            for event in tracker.update(step.observation, step.empty, i / fps, step.busy):
+            for event in events:
                 if event.kind not in ("placed", "removed", "changed"):
                     continue
                 commits += 1
@@ -237,7 +243,16 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
         # a still view keeps its judged lattice: the frames in which something moved cost more
         "frame_ms_p90": round(float(np.percentile(steady, 90)) * 1e3, 1),
         "stage_ms_median": {stage: round(float(np.median(v)), 2) for stage, v in stages.items()},
+        # a card about to be committed read again about its cell, on the frames that ask
+        "confirm_ms_median": round(float(np.median(confirmations)), 2) if confirmations else None,
     }
+
+
+def _timed(times: list[float], function, *args):
+    started = time.perf_counter()
+    out = function(*args)
+    times.append((time.perf_counter() - started) * 1e3)
+    return out
 
 
 def _held_against(tracker: MazeTracker, truth: dict) -> dict[str, int]:
@@ -274,7 +289,8 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
           f"held right, {h['wrong']} wrongly, {h['missing']} in view not held")
     print(f"  steady state at 1080p on one core: {v['fps_one_core_1080p']} frames per second "
           f"(90th percentile frame {v['frame_ms_p90']} ms); "
-          + ", ".join(f"{k} {ms} ms" for k, ms in v["stage_ms_median"].items()))
+          + ", ".join(f"{k} {ms} ms" for k, ms in v["stage_ms_median"].items())
+          + (f"; a card confirmed before it is committed {v['confirm_ms_median']} ms" if v["confirm_ms_median"] else ""))
 
 
 def _size(text: str) -> tuple[int, int]:

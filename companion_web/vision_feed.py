@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -311,7 +312,8 @@ class VisionFeed(TableFeed):
             if warning not in self._status.warnings:  # logged as they arise, not every frame
                 log.warning("%s: %s", self.label, warning)
         self._watch_lattice(step, picture.time)
-        for event in self._tracker.update(step.observation, step.empty, picture.time, step.busy):
+        for event in self._tracker.update(step.observation, step.empty, picture.time, step.busy,
+                                          confirm=partial(self._pipeline.confirmed, step)):
             self._commit(event)
         if step.observation.error:
             self._set_status("searching", step.observation.error, warnings)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 
 from vision.classify import REASON_WORDS, ImageError, ModelError, load_image
 
@@ -162,5 +163,6 @@ def watch(source: str, *, as_json: bool, model: str | None, game: str, deck: str
                 if warning not in last_warnings:  # said as they arise, not every frame
                     print(f"[vision] {warning}", file=sys.stderr, flush=True)
             last_warnings = step.observation.warnings
-            for event in tracker.update(step.observation, step.empty, now, step.busy):
+            for event in tracker.update(step.observation, step.empty, now, step.busy,
+                                        confirm=partial(pipeline.confirmed, step)):
                 print(json.dumps(event.to_json()) if as_json else f"{event.time:8.2f}s  {event.text}", flush=True)

@@ -36,7 +36,9 @@ class CardClass:
         return cls(doc["name"], doc["face"], int(doc["rotation"]), tuple(doc["tunnels"]))
 
 
-def _signature(face: Face, rotation: int) -> frozenset:
+def tunnel_signature(face: Face, rotation: int) -> frozenset:
+    """What a card laid so shows of its tunnels: their edges, doors and ladders (faces drawn
+    alike, a stone goal and its curve, share one)."""
     return frozenset((t.edges, t.door, t.ladder) for t in face.shape(rotation).tunnels)
 
 
@@ -53,13 +55,13 @@ def mirror_image(catalogue: Catalogue, face: Face, rotation: int) -> tuple[str, 
         if (other.kind, other.set, other.crystals, other.gold) != (face.kind, face.set, face.crystals, face.gold):
             continue
         for turn in ROTATIONS:
-            if _signature(other, turn) == want:
+            if tunnel_signature(other, turn) == want:
                 return other.id, turn
     return None
 
 
 def is_half_turn_symmetric(face: Face) -> bool:
-    return _signature(face, 0) == _signature(face, 180)
+    return tunnel_signature(face, 0) == tunnel_signature(face, 180)
 
 
 def card_classes(catalogue: Catalogue, sets: tuple[str, ...] = ("base", "saboteur2")) -> list[CardClass]:

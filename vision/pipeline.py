@@ -22,6 +22,7 @@ import numpy as np
 from engine.board import GOAL_CELLS, START_CELL
 from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catalogue
 
+from .classes import tunnel_signature
 from .classify import Classifier
 from .grid import (GOAL_DRIFT, HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, cells_from_goal_places,
                    fit_lattice, fullest_columns, goals_a_row_apart, is_goal, map_cell, maze_readings, moved_crop,
@@ -95,6 +96,14 @@ GOAL_SEARCH_ACROSS = tuple((dx, dy) for dx in GOAL_ALONG for dy in (-0.6, -0.4, 
 # a fifth of a cell of its middle, so a card off both ways by that much is read only there.
 CENTRE_SHIFTS = tuple((d, 0.0) for d in (-0.3, -0.15, 0.0, 0.15, 0.3)) + tuple(
     (0.0, d) for d in (-0.3, -0.15, 0.15, 0.3)) + tuple((dx, dy) for dx in (-0.2, 0.2) for dy in (-0.2, 0.2))
+# A card about to be committed is confirmed when the crops at CENTRE_SHIFTS read its tunnels
+# surely with at least this share of the weight (summed confidence) of the tunnels they read
+# most. On the 200 drawn 720p bench photos, asking for its tunnels to be the most read
+# doubted 29 of 4,452 path cards read right (a shift cuts a dead end's stub or a T's short
+# arm off), half of their weight 8. On the drawn films read with every crop cut 6 pixels
+# off, either kept out all 6 wrong commits; the first held back a right one more (126 of
+# 127 committed with the crops cut 6 pixels the other way), this none.
+CONFIRMED_SHARE = 0.5
 # A goal found this far (cells) from its place pins the lattice there.
 GOAL_PIN_FROM = 0.2
 # Three goal cards found make a goal column when the middle one lies within this share of
@@ -585,14 +594,46 @@ class Pipeline:
     def _locates_cards(self, frame: np.ndarray, lattice: Lattice, cells) -> dict[Cell, np.ndarray]:
         """Where the cards of these cells lie (frame pixels), for those the classifier
         finds: each is read from crops shifted along and across (CENTRE_SHIFTS)."""
-        readings = self._read_all(moved_crop(frame, lattice, c, dx, dy, size=CROP)
-                                  for c in cells for dx, dy in CENTRE_SHIFTS)
         found = {}
-        for i, (x, y) in enumerate(cells):
-            offset = _card_offset(readings[i * len(CENTRE_SHIFTS):(i + 1) * len(CENTRE_SHIFTS)])
+        for (x, y), readings in zip(cells, self._read_about(frame, lattice, cells)):
+            offset = _card_offset(readings)
             if offset is not None:
                 found[(x, y)] = lattice.centre((x + offset[0], y + offset[1]))
         return found
+
+    def _read_about(self, frame: np.ndarray, lattice: Lattice, cells: Sequence[Cell]) -> list[list]:
+        """Each cell's readings from crops shifted along and across it (CENTRE_SHIFTS)."""
+        readings = self._read_all(moved_crop(frame, lattice, c, dx, dy, size=CROP)
+                                  for c in cells for dx, dy in CENTRE_SHIFTS)
+        n = len(CENTRE_SHIFTS)
+        return [readings[i * n:(i + 1) * n] for i in range(len(cells))]
+
+    def confirmed(self, step: Step, cards: Mapping[Cell, tuple[str, int]]) -> set[Cell]:
+        """The cells of ``cards`` (cell -> face, rotation, as ``step`` read them) whose path
+        card's tunnels are read again from crops shifted along and across the cell
+        (CENTRE_SHIFTS), with at least CONFIRMED_SHARE of the weight of the tunnels read most.
+        A lattice a tenth of a card off (at the edge of a wide lens's view, or where the
+        tracked lattice settled) cuts a card so that a tunnel of the next seems to run on
+        into it, and a T reads as a crossroads on every frame of a still view alike; the
+        crops shifted toward where the card lies read it as it is. The start and the goal
+        cards are taken as read (their places are known, and a face-up goal is drawn like a
+        path card)."""
+        paths = sorted(c for c, (face, _) in cards.items() if self.catalogue.face(face).kind == "path")
+        held = set(cards) - set(paths)
+        if not paths or step.lattice is None:
+            return held
+
+        def tunnels(face: str, rotation: int) -> frozenset:
+            return tunnel_signature(self.catalogue.face(face), rotation)
+
+        for cell, readings in zip(paths, self._read_about(step.frame, step.lattice, paths)):
+            weight = Counter()
+            for r in readings:
+                if _sure(r):
+                    weight[tunnels(r.face, r.rotation)] += r.confidence
+            if weight and weight[tunnels(*cards[cell])] >= CONFIRMED_SHARE * max(weight.values()):
+                held.add(cell)
+        return held
 
     def _anchor_readings(self, frame: np.ndarray, lattice: Lattice) -> tuple[dict, dict, list]:
         """The sure readings of the lattice's cards in the fit's own frame, to find the start

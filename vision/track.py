@@ -10,9 +10,13 @@ still (a loose card over a cell's corner), and a hand passing does not make it n
 an uncertain cell keeps its committed content. Because a commit needs a full quiet hold,
 a still board never flip-flops. Cards that steady just after the first view belong to it
 (read late, they were there all along), unless the first view saw their cell bare: then
-they were laid. So does, however late, a card on a cell the first view read as uncertain
-and no view has seen bare since (a card too worn or too glared at to read until the light
-changed).
+they were laid. So does, however late, a card on a cell the first view read as uncertain,
+or read but not held still yet, and no view has seen bare since (a card too worn or too
+glared at to read until the light changed). A card about to be committed is first
+confirmed where the caller can read the frame again (``Pipeline.confirmed``: read from
+crops shifted about its cell, since on a still view every frame cuts a card alike, and a
+lattice a little off can read a T as a crossroads on all of them); one that does not hold
+waits another hold.
 
 Commits become events carrying the engine's verdict: a card placed (judged against the
 maze as it was), a card removed (a rockfall), a goal reached by a tunnel, a goal turned
@@ -27,6 +31,7 @@ tracker starts over from it as a first view, without verdicts.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from engine.board import Board, BoardError, Placement, Verdict
 from engine.catalogue import Catalogue, default_catalogue
@@ -35,6 +40,8 @@ from .observation import Observation
 
 Cell = tuple[int, int]
 Content = tuple[str, int] | None  # (face, rotation), or None for an empty cell
+# cards about to be committed (cell -> face, rotation) -> the cells whose card holds
+Confirm = Callable[[dict[Cell, tuple[str, int]]], set[Cell]]
 
 
 @dataclass(frozen=True)
@@ -79,8 +86,12 @@ class MazeTracker:
     _alien_since: dict[Cell, float] = field(default_factory=dict)  # cells read as no maze card, since when
     _at_odds_since: float | None = None  # since when the quiet view contradicts several committed cards
 
-    def update(self, seen: Observation, empty: set[Cell], now: float, busy: bool) -> list[TrackEvent]:
-        """Feed one frame's reading; returns the events committed by it."""
+    def update(self, seen: Observation, empty: set[Cell], now: float, busy: bool,
+               confirm: Confirm | None = None) -> list[TrackEvent]:
+        """Feed one frame's reading; returns the events committed by it. ``confirm``, when
+        given, is asked about the cards about to be committed (cell -> face, rotation) and
+        answers the cells whose card it reads so again (``Pipeline.confirmed``); the others
+        are not committed, and wait a full hold again."""
         view: dict[Cell, Content] = {c.cell: (c.face, c.rotation) for c in seen.cards}
         view.update({cell: None for cell in empty})
         unsure = {(u.x, u.y) for u in seen.uncertain}
@@ -91,6 +102,7 @@ class MazeTracker:
             # neighbours after every move
             self._alien_since = {c: t for c, t in self._alien_since.items() if now - t >= self.hold_s}
             return []
+        read = {c for c, v in view.items() if v is not None}
         # Something that is no maze card on a cell holds back the cells round it while it is
         # new (a hand, fingers over the next cell), and only its own cell once it has lain
         # still for a hold (a loose card over a cell's corner, a card back).
@@ -122,8 +134,14 @@ class MazeTracker:
         # a cell no longer in view at all loses it.
         for cell in [c for c in self._candidates if c not in view and c not in unsure]:
             del self._candidates[cell]
+        cards = {c: v for c, v in ready.items() if v is not None}
+        if confirm is not None and cards:
+            for cell in set(cards) - confirm(cards):
+                del ready[cell], self._candidates[cell]
         if self.board is None:
-            return self._settle_first(ready, {c for c, v in view.items() if v is None}, unsure, now)
+            # a card this frame reads that is not ready (held back, not held still long enough
+            # or not confirmed) lies there as much as one it reads unsurely
+            return self._settle_first(ready, {c for c, v in view.items() if v is None}, unsure | read, now)
         self._unread -= {c for c, v in view.items() if v is None}  # bare after all: a card there is laid
         events = []
         if now - self._settled_at < self.settle_s:
@@ -171,8 +189,8 @@ class MazeTracker:
     def _settle_first(self, ready: dict[Cell, Content], bare: set[Cell], unsure: set[Cell],
                       now: float) -> list[TrackEvent]:
         """The first quiet view: every card that has held still becomes the maze at once;
-        ``bare``: the cells this frame reads as bare table, ``unsure``: those it reads as
-        uncertain (a card there, not read yet)."""
+        ``bare``: the cells this frame reads as bare table, ``unsure``: those with a card it
+        has not read surely yet (a card there, not read yet)."""
         cards = {c: v for c, v in ready.items() if v is not None}
         if not any(face == "start" for face, _ in cards.values()):
             return []  # the start card anchors the maze; wait until it has held still

@@ -113,6 +113,48 @@ def test_a_quiet_change_is_committed_once_with_the_engine_verdict():
     assert tracker.board.at((1, 0)) == Placement(1, 0, "straight-ew", 0)
 
 
+def test_a_card_is_committed_only_once_it_is_read_so_again_about_its_cell():
+    """The tracker asks ``confirm`` about each card it is about to commit; a card that does
+    not hold (a T read as a crossroads on a lattice a little off) waits, however long the
+    view holds, and is committed once it holds."""
+    tracker, t = settled()
+    card = SeenCard(1, 0, "cross", 0, 0.99)
+    asked = []
+
+    def doubts(cards):
+        asked.append(dict(cards))
+        return set()
+
+    events = []
+    for _ in range(30):
+        events += tracker.update(seen(card), set(), t, False, confirm=doubts)
+        t += 0.1
+    assert events == [] and tracker.board.at((1, 0)) is None
+    # asked once a hold (0.5 s, three frames) is over, about the card alone, and again after each
+    assert asked[0] == {(1, 0): ("cross", 0)} and 4 <= len(asked) <= 6
+    for _ in range(6):
+        events += tracker.update(seen(card), set(), t, False, confirm=lambda cards: set(cards))
+        t += 0.1
+    assert [e.kind for e in events] == ["placed"] and tracker.board.at((1, 0)) == Placement(1, 0, "cross", 0)
+
+
+def test_a_card_of_the_first_view_that_does_not_hold_joins_it_once_it_holds():
+    """A card the confirmation doubts before the first view (the start not yet held still)
+    is a card not read yet, not a bare cell: read so later, it joins the first view instead
+    of being announced as laid."""
+    tracker = MazeTracker(hold_s=0.5, min_frames=3, settle_s=1.0)
+    card = SeenCard(1, 0, "straight-ew", 0, 0.98)
+    no_start = Observation(cards=START[1:] + [card])
+    events, t = [], 0.0
+    for i in range(60):
+        sure = i >= 40
+        events += tracker.update(no_start if i < 10 else seen(card), set(), t, False,
+                                 confirm=lambda cards, sure=sure: set(cards) if sure else set(cards) - {(1, 0)})
+        t += 0.1
+    assert [e.kind for e in events] == ["maze-seen", "maze-seen"] and "1 more card" in events[1].text
+    assert tracker.board.at((1, 0)) == Placement(1, 0, "straight-ew", 0)
+
+
 def test_an_illegal_card_is_committed_and_judged_illegal_in_words():
     tracker, t = settled()
     card = SeenCard(1, 0, "straight-ns", 0, 0.98)
