@@ -155,6 +155,21 @@ def test_a_card_of_the_first_view_that_does_not_hold_joins_it_once_it_holds():
     assert tracker.board.at((1, 0)) == Placement(1, 0, "straight-ew", 0)
 
 
+def test_a_card_held_back_at_the_first_view_joins_it_once_read():
+    """Something flickering beside a card (read as no maze card on some frames) holds the card
+    back through the first view; once it lies still, the card joins the first view: it was
+    in view, read, all along, and no move laid it."""
+    tracker = MazeTracker(hold_s=0.5, min_frames=3, settle_s=1.0)
+    card = SeenCard(1, 0, "straight-ew", 0, 0.98)
+    flicker = seen(card, uncertain=[Unsure(2, 0, "not-a-maze-card")])
+    events, t = [], 0.0
+    for i in range(60):
+        events += tracker.update(flicker if i < 40 and i % 4 < 2 else seen(card), set(), t, False)
+        t += 0.1
+    assert [e.kind for e in events] == ["maze-seen", "maze-seen"] and "1 more card" in events[1].text
+    assert tracker.board.at((1, 0)) == Placement(1, 0, "straight-ew", 0)
+
+
 def test_an_illegal_card_is_committed_and_judged_illegal_in_words():
     tracker, t = settled()
     card = SeenCard(1, 0, "straight-ns", 0, 0.98)
