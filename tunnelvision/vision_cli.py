@@ -67,13 +67,13 @@ def describe(observation, path: str) -> str:
         return f"{path}: {observation.error}"
     board = observation.board()
     lines = [f"{path}: {len(observation.cards)} cards read, {len(observation.uncertain)} uncertain "
-             f"({observation.ms:.0f} ms)", draw_board(board)]
+             f"({observation.ms:.0f} ms)", draw_board(board, unread=[(u.x, u.y) for u in observation.uncertain])]
     for card in sorted(observation.cards, key=lambda c: (c.x, -c.y)):
         shape = board.shape_at(card.cell)
         lines.append(f"  ({card.x},{card.y}) {card.face}{' turned 180°' if card.rotation else ''}: tunnels "
                      f"{', '.join(shape.tunnel_letters) or 'none'} (confidence {card.confidence:.2f})")
     for u in observation.uncertain:
-        lines.append(f"  ({u.x},{u.y}) uncertain: {u.reason}")
+        lines.append(f"  ({u.x},{u.y}) uncertain ({u.reason}): {u.words}")
     problems = maze_report(board)
     if problems:
         lines.append("The maze breaks the rules:")

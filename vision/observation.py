@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from engine.board import Board, Placement
 from engine.catalogue import Catalogue, default_catalogue
 
+from .classify import REASON_WORDS
+
 
 @dataclass(frozen=True)
 class SeenCard:
@@ -26,11 +28,25 @@ class SeenCard:
         return (self.x, self.y)
 
 
+# Why a cell is reported uncertain, in words: the classifier's reasons, and the pipeline's own
+REASONS = REASON_WORDS | {
+    "occluded": "under a hand",
+    "crosswise": "a card laid across the lattice",
+    "conflict": "read as a card of which the deck has fewer copies than were read",
+    "off-cell": "likely part of the next card, seen through a cell a little off",
+    "out-of-view": "mostly outside the photo",
+}
+
+
 @dataclass(frozen=True)
 class Unsure:
     x: int
     y: int
-    reason: str  # occluded | crosswise | low-confidence | unknown-card | not-a-maze-card | conflict | off-cell | out-of-view
+    reason: str  # a key of REASONS
+
+    @property
+    def words(self) -> str:
+        return REASONS.get(self.reason, self.reason)
 
 
 @dataclass

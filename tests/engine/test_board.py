@@ -648,6 +648,22 @@ def test_ascii_drawing_of_saboteur2_glyphs():
         "# separate tunnels  x dead end  + tunnel;  | - tunnel edge  : . stub")
 
 
+def test_ascii_drawing_marks_the_cells_not_read_surely_and_takes_them_in():
+    # a camera's uncertain cells (a hand over them) must not look like bare table, even
+    # beyond the cards read
+    board = free_maze([(1, 0, "straight-ew", 0)])
+    expected = "\n".join([
+        "        0    1    2  ",
+        "",
+        "   1    .    .   ~~~",
+        "",
+        "        |",
+        "   0  --S----+--  .",
+        "        |",
+    ])
+    assert draw_board(board, unread=[(2, 1)]) == expected
+
+
 # ----------------------------------------------------------------- doors and routes (Saboteur 2)
 
 
