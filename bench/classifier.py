@@ -237,7 +237,8 @@ def main() -> int:
               f"with resizing {t['with_preprocessing_ms']} ms")
     d = figures["deck_calibration"]
     print(f"deck calibration on a foreign printing: top-1 {d['before']['top1']:.2%} -> {d['after']['top1']:.2%}, "
-          f"wrong commits {d['before']['wrong_commits']} -> {d['after']['wrong_commits']} "
+          f"wrong commits {d['before']['wrong_commits']} -> {d['after']['wrong_commits']}, "
+          f"abstained {d['before']['abstained']:.2%} -> {d['after']['abstained']:.2%} "
           f"({d['prototypes']} prototypes from {d['photos']} sheet photos)")
     print(f"model size: {figures['model_kb']} KB")
     return 0
