@@ -33,7 +33,7 @@ REASONS = REASON_WORDS | {
     "occluded": "under a hand",
     "crosswise": "a card laid across the lattice",
     "conflict": "read as a card of which the deck has fewer copies than were read",
-    "off-cell": "likely part of the next card, seen through a cell a little off",
+    "off-cell": "the lattice lies off the cards here (the next card, or the table, seen through the cell)",
     "out-of-view": "mostly outside the photo",
 }
 

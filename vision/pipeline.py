@@ -482,6 +482,12 @@ class Pipeline:
         grid_done = time.perf_counter()
         self.timings = {"grid": (grid_done - started) * 1e3}
         observation, empty = self._read(frame, lattice)
+        # A cell the grid sees a card on whose crop reads as bare table is no bare cell: the
+        # lattice lies off that card (at a wide lens's edge, half a card), and a tracker told
+        # it was bare at the first view would announce the card as laid once it is read.
+        off = empty & lattice.cells
+        empty -= off
+        observation.uncertain += [Unsure(x, y, "off-cell") for x, y in sorted(off)]
         read_done = time.perf_counter()
         busy = bool(lattice.occluded) or self._moving(small, lattice)
         if not busy and not _plausible(observation, lattice):

@@ -22,6 +22,10 @@ Commits become events carrying the engine's verdict: a card placed (judged again
 maze as it was), a card removed (a rockfall), a goal reached by a tunnel, a goal turned
 over.
 
+A card laid touches the maze: a new card apart from every card of it (held, read, or of the
+first view and not read yet) is a card lying on the table that the lattice lines up with,
+and no move.
+
 One move touches one card. A quiet view that contradicts several committed cards at once
 (gone or read as another face) is no move: the lattice slipped by a cell or turned, or the
 maze was rebuilt by hand. Nothing is committed from it; if it holds for ``resync_s`` the
@@ -162,6 +166,7 @@ class MazeTracker:
                 self._candidates.clear()  # the first view is taken again, after a full hold
             return events
         self._at_odds_since = None
+        maze = set(committed) | read | self._unread
         for cell, content in sorted(ready.items()):
             del self._candidates[cell]
             if cell not in committed and self._is_goal(content):
@@ -169,6 +174,10 @@ class MazeTracker:
                 self.board.put(Placement(cell[0], cell[1], *content))
                 events.append(TrackEvent("maze-seen", f"also in view: the goal card at ({cell[0]},{cell[1]})", cell,
                                          time=now))
+                continue
+            if cell not in committed and content is not None and not self._touches(cell, maze):
+                # a card laid touches the maze: one apart from every card is a card lying on
+                # the table (put down, dropped) that the lattice happens to line up with
                 continue
             events += self._commit(cell, committed.get(cell), content, now)
         return events
@@ -203,6 +212,11 @@ class MazeTracker:
         self._seen_empty = bare
         self._unread = unsure - set(cards)
         return [TrackEvent("maze-seen", f"the maze is in view: {len(cards)} cards", time=now)]
+
+    @staticmethod
+    def _touches(cell: Cell, maze: set[Cell]) -> bool:
+        x, y = cell
+        return any(n in maze for n in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)))
 
     def _is_goal(self, content: Content) -> bool:
         return content is not None and self.catalogue.face(content[0]).kind in ("goal", "goal-back")
