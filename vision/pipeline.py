@@ -481,13 +481,7 @@ class Pipeline:
             return Step(observation, set(), True, None, frame, note)
         grid_done = time.perf_counter()
         self.timings = {"grid": (grid_done - started) * 1e3}
-        observation, empty = self._read(frame, lattice)
-        # A cell the grid sees a card on whose crop reads as bare table is no bare cell: the
-        # lattice lies off that card (at a wide lens's edge, half a card), and a tracker told
-        # it was bare at the first view would announce the card as laid once it is read.
-        off = empty & lattice.cells
-        empty -= off
-        observation.uncertain += [Unsure(x, y, "off-cell") for x, y in sorted(off)]
+        observation, empty = self._read_tracked(frame, lattice)
         read_done = time.perf_counter()
         busy = bool(lattice.occluded) or self._moving(small, lattice)
         if not busy and not _plausible(observation, lattice):
@@ -529,11 +523,21 @@ class Pipeline:
         centred = self._tracker.recentred(frame)
         if centred is None:
             return None
-        seen, empty = self._read(frame, centred)
+        seen, empty = self._read_tracked(frame, centred)
         if len(seen.cards) <= len(observation.cards) or not _plausible(seen, centred):
             return None
         self._tracker.keep(centred)
         return centred, seen, empty
+
+    def _read_tracked(self, frame: np.ndarray, lattice: Lattice) -> tuple[Observation, set[Cell]]:
+        """``_read`` for the tracker, which takes the bare cells a frame reads for cards taken
+        away. A cell the grid sees a card on whose crop reads as bare table is no bare cell:
+        the lattice lies off that card (at a wide lens's edge, half a card), and a tracker told
+        it was bare at the first view announces the card as laid once it is read."""
+        observation, empty = self._read(frame, lattice)
+        off = empty & lattice.cells
+        observation.uncertain += [Unsure(x, y, "off-cell") for x, y in sorted(off)]
+        return observation, empty - off
 
     def _add_goals(self, frame: np.ndarray, lattice: Lattice, observation: Observation, empty: set[Cell]) -> bool:
         """Goal cards on the goal places in view where the tracked lattice reads no card,
