@@ -530,10 +530,10 @@ class Pipeline:
         return centred, seen, empty
 
     def _read_tracked(self, frame: np.ndarray, lattice: Lattice) -> tuple[Observation, set[Cell]]:
-        """``_read`` for the tracker, which takes the bare cells a frame reads for cards taken
-        away. A cell the grid sees a card on whose crop reads as bare table is no bare cell:
-        the lattice lies off that card (at a wide lens's edge, half a card), and a tracker told
-        it was bare at the first view announces the card as laid once it is read."""
+        """``_read`` for a tracked frame, whose bare cells tell the tracker a card was taken
+        away or not laid yet. A cell the grid sees a card on whose crop reads as bare table is
+        no bare cell: the lattice lies off that card (at a wide lens's edge, half a card), and
+        a tracker told it was bare at the first view announces the card as laid once read."""
         observation, empty = self._read(frame, lattice)
         off = empty & lattice.cells
         observation.uncertain += [Unsure(x, y, "off-cell") for x, y in sorted(off)]
