@@ -2280,15 +2280,23 @@ def anchor(lattice: Lattice, readings_by_cell: Mapping[Cell, object], start_hidd
 def pin_cells(frame: np.ndarray, lattice: Lattice, centres: Mapping[Cell, np.ndarray]) -> Lattice:
     """The lattice refitted with these cells' centres pinned where their cards were found
     (pixels), and the cells added to it: a lattice fitted on a small maze can be most of a
-    card off at the goals, eight cells out, and only the goal cards themselves say where."""
-    if not centres:
-        return lattice
+    card off at the goals, eight cells out, and only the goal cards themselves say where.
+    Unchanged when the refit fails."""
+    pinned = refit_pinned(frame, lattice, centres) if centres else None
+    return pinned[0] if pinned else lattice
+
+
+def refit_pinned(frame: np.ndarray, lattice: Lattice,
+                 centres: Mapping[Cell, np.ndarray]) -> tuple[Lattice, float] | None:
+    """``pin_cells``'s lattice and the share of the maze's card sides that lie on its lines
+    (``Refined.support``): pinned to the wrong cells, the lattice bends between the maze and
+    the pins, and fewer of the sides fit. None when the refit fails."""
     cells = sorted(lattice.cells - lattice.occluded - set(centres))
     result = refine(frame, lattice.image_from_maze, cells, TRACK_SEARCH, projective=True,
                     occupied=lattice.cells, centres=centres)
     if not np.isfinite(result.error_px):
-        return lattice
-    return replace(lattice, image_from_maze=result.h, cells=lattice.cells | frozenset(centres))
+        return None
+    return replace(lattice, image_from_maze=result.h, cells=lattice.cells | frozenset(centres)), result.support
 
 
 def fit_to_centres(lattice: Lattice, centres: Mapping[Cell, np.ndarray]) -> Lattice:

@@ -26,7 +26,7 @@ from .classes import tunnel_signature
 from .classify import Classifier
 from .grid import (GOAL_DRIFT, HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, cells_from_goal_places,
                    fit_lattice, fullest_columns, goals_a_row_apart, is_goal, map_cell, maze_readings, moved_crop,
-                   pin_cells, start_places)
+                   pin_cells, refit_pinned, start_places)
 from .observation import Observation, SeenCard, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -118,6 +118,11 @@ GOAL_COLUMN_SLANT = 0.7
 # its goals 3.7 cells apart, 0.075 off, the maze named a column off; on the bench photos
 # framed right, up to 0.05 off, at 720p).
 GOAL_SPACING_SLACK = 0.06
+# Pinned to the goal cards found in one column, the lattice whose lines the maze's card sides
+# fit best by at least this share of them (``Refined.support``) is the goal column's: on the
+# bench photos that come to it, the right one beat the next by 0.13 to 0.18 (1080p, lenses
+# up to 0.2).
+PIN_SUPPORT_MARGIN = 0.08
 # The start card found this far (cells) off its cell lies as much on the next one: the
 # lattice was fitted between the cards (a phase error), and any frame it gives is a guess.
 START_STRADDLES = 0.45
@@ -965,13 +970,18 @@ class Pipeline:
                                goals: Mapping[Cell, np.ndarray]) -> Lattice | None:
         """With the frame unknown and three of the goal cards found (``goals``: where each
         lies, pixels) in a row (``_goal_column``), the lattice pinned to them as the goal
-        column, cards two cells apart, in the one column near where the lattice puts them
-        whose cells then read surely as goal cards; None when not just one does. A lattice
-        fitted on a small maze and extrapolated eight cells or more out can put the goals it
-        found between two columns or off one column (4:3 bench photo 129: the goals read
-        half a cell off, the start under a hand); the goals themselves say where it lies out
-        there, and their cards read surely only in the pinned lattice whose cells are their
-        size (a column off, the cells come a fifth too small or too large)."""
+        column, cards two cells apart, in the column and rows near where the lattice puts
+        them whose cells then read surely as goal cards, the one whose lines the maze's card
+        sides fit best by a clear margin (``PIN_SUPPORT_MARGIN``); None when none does. A
+        lattice fitted on a small maze and extrapolated eight cells or more out can put the
+        goals it found between two columns or off one column (4:3 bench photo 129: the goals
+        read half a cell off, the start under a hand); the goals themselves say where it
+        lies out there, and their cards read surely only in the pinned lattice whose cells
+        are their size (a column off, the cells come a fifth too small or too large). A row
+        off, they read as surely, but the lattice shears between the maze and the goals, and
+        fewer of the maze's card sides lie on its lines (drawn bench photo 189 through a 0.1
+        lens, its start under an arm: 0.59 of them a row off the goals' middle cell, at most
+        0.44 elsewhere; read at that cell, it was named a row off)."""
         columns = [cells for cells in itertools.combinations(sorted(goals, key=lambda c: c[1]), len(GOAL_CELLS))
                    if _goal_column(cells, [goals[c] for c in cells])]
         if len(columns) != 1:
@@ -981,15 +991,18 @@ class Pipeline:
         x = round(float(np.mean([c[0] for c in cells])))
         y = cells[1][1]
         fits = []
-        for column in (x - 1, x, x + 1):
-            pinned_cells = [(column, y - 2), (column, y), (column, y + 2)]
-            pinned = pin_cells(frame, lattice, dict(zip(pinned_cells, points)))
-            if pinned is lattice:
-                continue  # (the refit failed)
-            readings = self.classifier.classify(cell_crops(frame, pinned, pinned_cells, CROP))
+        for column, row in itertools.product((x - 1, x, x + 1), (y - 1, y, y + 1)):
+            pinned_cells = [(column, row - 2), (column, row), (column, row + 2)]
+            pinned = refit_pinned(frame, lattice, dict(zip(pinned_cells, points)))
+            if pinned is None:
+                continue
+            readings = self.classifier.classify(cell_crops(frame, pinned[0], pinned_cells, CROP))
             if all(_sure(r) and is_goal(r.face) for r in readings):
                 fits.append(pinned)
-        return fits[0] if len(fits) == 1 else None
+        fits.sort(key=lambda fit: -fit[1])
+        if not fits or (len(fits) > 1 and fits[0][1] - fits[1][1] < PIN_SUPPORT_MARGIN):
+            return None
+        return fits[0][0]
 
     def _pin_goals_left(self, frame: np.ndarray, lattice: Lattice) -> Lattice:
         """The lattice with the goal cards found on the goal places it holds no card on,
