@@ -18,9 +18,12 @@ from __future__ import annotations
 import sys
 import tempfile
 from collections.abc import Callable
+import argparse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
+
+from .serve import port_number
 
 
 @dataclass(frozen=True)
@@ -38,15 +41,22 @@ class DemoTiming:
 # ====================================================================== running it
 
 
+def _seed(text: str) -> int:
+    """An argparse type: the demo's seed, a whole number from 0 (what numpy's generators take)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"a seed is a whole number from 0, not {text!r}")
+    return int(text)
+
+
 def add_demo_arguments(parser) -> None:
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    parser.add_argument("--port", type=port_number, default=8000, help="port (default 8000; 0 picks a free one)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1: this computer only; 0.0.0.0 lets phones on "
                              "the Wi-Fi join)")
     parser.add_argument("--players", type=int, default=4, help="seats at the table (default 4)")
     parser.add_argument("--people", type=int, default=1, help="seats left for people; computers take the rest (default 1)")
     parser.add_argument("--game", choices=("saboteur", "saboteur2"), default="saboteur")
-    parser.add_argument("--seed", type=int, default=None, help="the same seed, the same table and the same film")
+    parser.add_argument("--seed", type=_seed, default=None, help="the same seed, the same table and the same film")
 
 
 def run_demo_from_args(args) -> int:
@@ -66,7 +76,16 @@ def run_demo(port: int = 8000, host: str = "127.0.0.1", seed: int | None = None,
     from .serve import run_server
     from .vision_feed import FeedError, VisionFeed, pipeline_maker
 
+    from engine.catalogue import default_catalogue
+    from engine.game import MoveError, table_for
+    from engine.options import Rules
+
     out = out or sys.stdout
+    try:
+        table_for(Rules.parse(game), default_catalogue(), players)
+    except MoveError as exc:
+        print(f"tunnelvision: {exc}", file=sys.stderr)
+        return 2
     if not 1 <= humans < players:
         print(f"tunnelvision: the demo needs at least one free seat and one computer player "
               f"(players {players}, people {humans})", file=sys.stderr)
@@ -114,8 +133,6 @@ Ctrl-C stops the demo; its database is temporary.""", file=out, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse
-
     parser = argparse.ArgumentParser(prog="python -m companion_web.demo", description=__doc__.splitlines()[0])
     add_demo_arguments(parser)
     try:

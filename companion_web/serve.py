@@ -22,10 +22,21 @@ DEFAULT_THREADS = 40
 RESERVED_THREADS = 8
 
 
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 to 65535 (the socket layer would quietly wrap a larger one)."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a number from 0 to 65535, not {text!r}")
+    return port
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="0.0.0.0",
                         help="address to listen on (default 0.0.0.0: every interface, so phones on the Wi-Fi can join)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    parser.add_argument("--port", type=port_number, default=8000, help="port (default 8000; 0 picks a free one)")
     parser.add_argument("--game", choices=GAMES, default=None,
                         help="saboteur (default) or saboteur2, for a new game")
     parser.add_argument("--options", default=None, help="comma-separated rule options for a new game")

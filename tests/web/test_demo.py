@@ -14,7 +14,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-from companion_web.demo import DemoTiming, run_demo
+import pytest
+
+from companion_web.demo import DemoTiming, main, run_demo
 
 QUICK = DemoTiming(human_turn=0.5, bot_turn=0.2, next_round=None)
 
@@ -37,6 +39,22 @@ def wait_for(read, test, timeout: float):
             return value
         assert time.monotonic() < deadline, f"not reached in {timeout} s; last seen: {value!r}"[:2000]
         time.sleep(0.3)
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--players", "11"], "Saboteur is played by 3 to 10 players, not 11"),
+    (["--players", "13", "--game", "saboteur2"], "Saboteur 2 is played by 2 to 12 players, not 13"),
+    (["--players", "4", "--people", "4"], "at least one free seat and one computer player"),
+    (["--seed", "-5"], "a seed is a whole number from 0"),
+    (["--port", "70000"], "a port is a number from 0 to 65535"),
+])
+def test_a_table_the_demo_cannot_set_is_one_sentence_and_exit_status_2(argv, says, capsys):
+    try:
+        status = main(argv + (["--port", "0"] if "--port" not in argv else []))
+    except SystemExit as exit_:  # argparse's own refusal
+        status = exit_.code
+    err = capsys.readouterr().err
+    assert status == 2 and says in err and "Traceback" not in err
 
 
 def test_the_demo_plays_a_round_on_its_simulated_table():

@@ -11,6 +11,8 @@ import threading
 import time
 import urllib.request
 
+import pytest
+
 from companion_web.db import get_db
 from companion_web.serve import add_arguments, prepare, run_server
 
@@ -27,6 +29,16 @@ def test_arguments_and_their_defaults():
         ("0.0.0.0", 8000, None, None, "tunnelvision.db", False, 40)
     args = parse("--game", "saboteur2", "--port", "0", "--new-game", "--public-url", "http://t:1")
     assert args.game == "saboteur2" and args.port == 0 and args.new_game and args.public_url == "http://t:1"
+
+
+def test_a_port_out_of_range_is_refused_not_wrapped(capsys):
+    """The socket layer takes 99999 as 34463 and -1 as an error deep inside waitress."""
+    for port in ("99999", "-1", "http"):
+        with pytest.raises(SystemExit) as exit_:
+            parse("--port", port)
+        assert exit_.value.code == 2
+        assert "a port is a number from 0 to 65535" in capsys.readouterr().err
+    assert parse("--port", "65535").port == 65535
 
 
 def test_problems_are_one_sentence_and_exit_status_2(tmp_path, capsys):
