@@ -29,6 +29,12 @@ class CatalogueError(ValueError):
     """The catalogue data, or a card id asked of it, is not valid."""
 
 
+def neighbours(cell: tuple[int, int]) -> tuple[tuple[int, int], ...]:
+    """The four cells that share a side with ``cell`` (north, east, south, west)."""
+    x, y = cell
+    return tuple((x + dx, y + dy) for dx, dy in STEP.values())
+
+
 def edges_mask(letters: str) -> int:
     mask = 0
     for letter in letters:

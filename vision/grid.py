@@ -101,6 +101,7 @@ import cv2
 import numpy as np
 
 from engine.board import GOAL_CELLS, Cell
+from engine.catalogue import neighbours
 from vision import table as tbl
 from vision.table import (
     PITCH_MM,
@@ -2088,10 +2089,10 @@ def judge(work: _Work, h: np.ndarray, support: float, error_px: float,
         maze |= {c for c in group - hand if laid_square(c)}
     for c, v in seen.busy.items():  # lone cards whose art is faint (goal backs, glare)
         if BARE_SHARE <= v < CARD_SHARE and c not in maze and c not in hand and not any(
-                n in maze for n in _neighbours(c)) and laid_square(c):
+                n in maze for n in neighbours(c)) and laid_square(c):
             maze.add(c)
     occluded = _hidden_by_hand(hand, maze)
-    candidates = (maze | {n for c in maze for n in _neighbours(c)}) - _grown(occluded)
+    candidates = (maze | {n for c in maze for n in neighbours(c)}) - _grown(occluded)
     crosswise = {c for c in candidates if seen.mosaic.inside(c) and _is_crosswise(
         seen.mosaic, c, maze - {c}, _bleed(work, h, c))}
     cells = maze - crosswise - occluded
@@ -2118,7 +2119,7 @@ def _hand_cells(seen: _Cells, busy: set[Cell]) -> set[Cell]:
     """Cells a hand covers in part: skin-coloured beyond what the bare table shows (a wood
     table can be skin-coloured itself; then only a clear excess counts), or, on a table
     that is not, under an arm (``_arm_shares``)."""
-    bare = [v for c, v in seen.skin.items() if c not in busy and not any(n in busy for n in _neighbours(c))]
+    bare = [v for c, v in seen.skin.items() if c not in busy and not any(n in busy for n in neighbours(c))]
     table_skin = float(np.percentile(bare, 90)) if bare else 0.0
     threshold = table_skin + HAND_SKIN_SHARE
     hand = {c for c, v in seen.skin.items() if v > threshold}
@@ -2149,12 +2150,7 @@ def _bleed(work: _Work, h: np.ndarray, cell: Cell) -> float:
 
 
 def _grown(cells) -> set[Cell]:
-    return set(cells) | {n for c in cells for n in _neighbours(c)}
-
-
-def _neighbours(c: Cell) -> tuple[Cell, ...]:
-    x, y = c
-    return (x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)
+    return set(cells) | {n for c in cells for n in neighbours(c)}
 
 
 # =========================================================================== crops

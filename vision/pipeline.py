@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from engine.board import GOAL_CELLS, START_CELL
-from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catalogue
+from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catalogue, neighbours
 
 from .classes import tunnel_signature
 from .classify import Classifier
@@ -166,8 +166,8 @@ def game_faces(catalogue: Catalogue, game: str) -> set[str]:
 def _neighbourhood(cells) -> list[Cell]:
     """The maze's cells and every cell next to them: a card the occupancy test missed is still read."""
     out = set(cells)
-    for x, y in cells:
-        out.update((x + dx, y + dy) for dx, dy in STEP.values())
+    for cell in cells:
+        out.update(neighbours(cell))
     return sorted(out)
 
 
@@ -1039,7 +1039,7 @@ class Pipeline:
         # a little off (half a crossroads reads as a dead end); a goal lies apart by rule.
         seen_by_grid = lattice.cells | lattice.crosswise | set(GOAL_CELLS)
         lone = {c.cell for c in cards if c.cell not in seen_by_grid
-                and not any((c.x + dx, c.y + dy) in read for dx, dy in STEP.values())}
+                and not any(n in read for n in neighbours(c.cell))}
         cards = [c for c in cards if c.cell not in lone]
         uncertain += [Unsure(x, y, "off-cell") for x, y in sorted(lone)]
         read -= lone

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from engine.board import Board, BoardError, Placement, Verdict
-from engine.catalogue import STEP, Catalogue, default_catalogue
+from engine.catalogue import Catalogue, default_catalogue, neighbours
 
 from .observation import Observation
 
@@ -215,8 +215,7 @@ class MazeTracker:
 
     @staticmethod
     def _touches(cell: Cell, maze: set[Cell]) -> bool:
-        x, y = cell
-        return any((x + dx, y + dy) in maze for dx, dy in STEP.values())
+        return any(n in maze for n in neighbours(cell))
 
     def _is_goal(self, content: Content) -> bool:
         return content is not None and self.catalogue.face(content[0]).kind in ("goal", "goal-back")

@@ -17,6 +17,7 @@ from engine.catalogue import (
     CatalogueError,
     default_catalogue,
     edges_mask,
+    neighbours,
     parse_catalogue,
     turn_half,
 )
@@ -374,3 +375,9 @@ def test_with_faces_rejects_malformed_entries_with_catalogue_error(entry, words)
     with pytest.raises(CatalogueError) as info:
         CAT.with_faces([entry])
     assert words in str(info.value)
+
+
+def test_a_cells_neighbours_are_the_four_beside_it_in_the_maze_frame():
+    # y runs north (rules/saboteur.md): the start's north neighbour is (0, 1)
+    assert neighbours((0, 0)) == ((0, 1), (1, 0), (0, -1), (-1, 0))
+    assert set(neighbours((8, -2))) == {(8, -1), (9, -2), (8, -3), (7, -2)}
