@@ -340,7 +340,11 @@ def _draw_hand(canvas, rng, win_c, win_wh, ppm, mode: str, reach: float = 0.14):
     return shade_skin(canvas, rng, mask, fw, d, tips)
 
 
-def shade_skin(canvas, rng, mask, fw, d, tips):
+def shade_skin(canvas, rng, mask, fw, d, tips, frame=None):
+    """A hand (``mask``) shaded into ``canvas``: its shadow, skin, nails and motion blur.
+    ``frame``: where in the canvas the photo's frame lies, (x, y, width, height), when the
+    canvas reaches beyond it; the skin's blotches are drawn for the frame, as they were
+    before the canvas had a margin, so that the random draws after them stay the same."""
     ch, cw = canvas.shape[:2]
     tone = np.array(SKIN_TONES[int(rng.integers(len(SKIN_TONES)))], np.float32) / 255.0
     tone = tone * rng.uniform(0.85, 1.12) * (1 + rng.normal(0, 0.04, 3)).astype(np.float32)
@@ -351,7 +355,12 @@ def shade_skin(canvas, rng, mask, fw, d, tips):
     canvas *= (1 - rng.uniform(0.2, 0.5) * shadow)[..., None]
     dist = cv2.distanceTransform((mask > 127).astype(np.uint8), cv2.DIST_L2, 3)
     round_ = np.sqrt(np.clip(dist / (0.5 * fw), 0, 1))  # fingers are cylinders
-    blotch = _noise(rng, cw, ch, fw * 1.5) * 0.05
+    if frame is None:
+        blotch = _noise(rng, cw, ch, fw * 1.5) * 0.05
+    else:
+        x0, y0, w, h = frame
+        blotch = cv2.copyMakeBorder(_noise(rng, w, h, fw * 1.5) * 0.05, y0, ch - h - y0, x0, cw - w - x0,
+                                    cv2.BORDER_REFLECT)
     skin = tone[None, None, :] * (0.62 + 0.42 * round_ + blotch)[..., None]
     for t in tips:  # nails
         if rng.random() < 0.7:
@@ -372,10 +381,26 @@ def shade_skin(canvas, rng, mask, fw, d, tips):
     canvas[:] = canvas * (1 - a)[..., None] + np.clip(skin, 0, 1) * a[..., None]
 
 
-def light(canvas, cover, rng, aug: Augment):
-    ch, cw = canvas.shape[:2]
-    xs = np.linspace(-1, 1, cw, dtype=np.float32)[None, :]
-    ys = np.linspace(-1, 1, ch, dtype=np.float32)[:, None]
+def frame_coordinates(shape, frame=None) -> tuple[np.ndarray, np.ndarray]:
+    """x (a row) and y (a column), float32, running from -1 to 1 across ``frame`` (x, y, width,
+    height) of an image of this shape and on at the same pace beyond it; across the whole
+    image by default. A lamp's light and glare are laid out over the photo's frame."""
+    ch, cw = shape[:2]
+    x0, y0, w, h = frame or (0, 0, cw, ch)
+
+    def axis(start: int, n: int, total: int) -> np.ndarray:
+        inner = np.linspace(-1, 1, n, dtype=np.float32)  # as before there was a margin, to the bit
+        step = np.float32(2 / (n - 1))
+        before = -1 - step * np.arange(start, 0, -1, dtype=np.float32)
+        after = 1 + step * np.arange(1, total - start - n + 1, dtype=np.float32)
+        return np.concatenate([before, inner, after])
+    return axis(x0, w, cw)[None, :], axis(y0, h, ch)[:, None]
+
+
+def light(canvas, cover, rng, aug: Augment, frame=None):
+    """A lamp's light over ``canvas``: a gradient, maybe a shadow and glare. ``frame``: where
+    the photo's frame lies in it (``frame_coordinates``)."""
+    xs, ys = frame_coordinates(canvas.shape, frame)
     ang = rng.uniform(0, 2 * np.pi)
     g = 1 + rng.uniform(0, aug.light_gradient) * (xs * math.cos(ang) + ys * math.sin(ang)) * 0.5
     canvas *= g[..., None]

@@ -105,6 +105,9 @@ SPRITE_WIDTHS = (40, 56, 80, 112, 160, 224)
 OCCLUDED_FRACTION = 0.3
 # Half the diagonal of a card: the radius a loose card at any angle may reach.
 CARD_RADIUS_MM = 0.5 * math.hypot(*CARD_MM)
+# Pixels the ideal photo reaches beyond what the lens shows of it: a camera shake's shift and
+# the interpolation's neighbours.
+IDEAL_PAD = 4
 # Lattice cell corners in the maze frame, as seen with north up: NW, NE, SE, SW.
 CELL_CORNERS = np.array([(-0.5, 0.5), (0.5, 0.5), (0.5, -0.5), (-0.5, -0.5)])
 
@@ -182,6 +185,27 @@ class SceneCamera:
     @property
     def radius(self) -> float:
         return 0.5 * math.hypot(*self.size)
+
+    @property
+    def margin(self) -> tuple[int, int]:
+        """How far (pixels, across and down) the ideal photo reaches beyond the frame on each
+        side. A barrel lens shows more of the table than a pinhole of its focal length: a
+        frame corner sees ``barrel`` of the half diagonal further out. An ideal photo only
+        the frame's size left the photo's edges to show its own edge mirrored: cards
+        mirrored where none lies, and the cards truly there missing."""
+        k = max(self.barrel, 0.0)
+        return (math.ceil(k * self.size[0] / 2) + IDEAL_PAD, math.ceil(k * self.size[1] / 2) + IDEAL_PAD)
+
+    @property
+    def ideal_size(self) -> tuple[int, int]:
+        """The ideal photo's size: the frame and its margin."""
+        mx, my = self.margin
+        return self.size[0] + 2 * mx, self.size[1] + 2 * my
+
+    @property
+    def plane_to_ideal(self) -> np.ndarray:
+        """Table millimetres -> pixels of the ideal photo's array (``plane_to_image`` moved by the margin)."""
+        return _translation(*self.margin) @ self.plane_to_image
 
     def undistorted(self, points_mm) -> np.ndarray:
         return _apply(self.plane_to_image, points_mm)
@@ -484,15 +508,16 @@ def _render_table(rng, camera: SceneCamera, opts: SceneOptions, around_mm) -> np
     texture = augment.table_texture(rng, tw, th, opts.light)
     # texture pixel (u, v) shows table point (lo.x + u/ppm, hi.y - v/ppm): rows run south
     texture_to_plane = np.array([[1 / ppm, 0, lo[0]], [0, -1 / ppm, hi[1]], [0, 0, 1]])
-    m = camera.plane_to_image @ texture_to_plane
-    return cv2.warpPerspective(texture, m, camera.size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    m = camera.plane_to_ideal @ texture_to_plane
+    return cv2.warpPerspective(texture, m, camera.ideal_size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
 
 
-def _glare(image: np.ndarray, cover: np.ndarray, rng, strength: tuple[float, float]) -> None:
-    """One or two soft specular spots of the lamp, stronger on the glossy cards."""
-    h, w = image.shape[:2]
-    xs = np.linspace(-1, 1, w, dtype=np.float32)[None, :]
-    ys = np.linspace(-1, 1, h, dtype=np.float32)[:, None] * (h / w)
+def _glare(image: np.ndarray, cover: np.ndarray, rng, strength: tuple[float, float], frame) -> None:
+    """One or two soft specular spots of the lamp, stronger on the glossy cards. ``frame``:
+    where in the image the photo's frame lies, (x, y, width, height)."""
+    xs, ys = augment.frame_coordinates(image.shape, frame)
+    w, h = frame[2:]
+    ys = ys * (h / w)
     for _ in range(int(rng.integers(1, 3))):
         cx, cy = rng.uniform(-0.8, 0.8), rng.uniform(-0.8, 0.8) * (h / w)
         sx, sy = rng.uniform(0.05, 0.3, 2)
@@ -559,7 +584,8 @@ def _lens_maps(camera: SceneCamera, shake: np.ndarray | None):
         den = inv[2, 0] * ux + inv[2, 1] * uy + inv[2, 2]
         ux, uy = ((inv[0, 0] * ux + inv[0, 1] * uy + inv[0, 2]) / den,
                   (inv[1, 0] * ux + inv[1, 1] * uy + inv[1, 2]) / den)
-    return ux.astype(np.float32), uy.astype(np.float32)
+    mx, my = camera.margin
+    return (ux + np.float32(mx)).astype(np.float32), (uy + np.float32(my)).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -678,11 +704,12 @@ class _Table:
         image = self.bare.copy()
         cover = np.zeros(image.shape[:2], np.float32)
         for card in list(self.distractors) + cards:
-            _paste(image, cover, card.rgba, self.camera.plane_to_image @ card.sprite_to_plane())
+            _paste(image, cover, card.rgba, self.camera.plane_to_ideal @ card.sprite_to_plane())
         lamp = np.random.default_rng(self.light_seed)
-        augment.light(image, cover, lamp, self.opts.light)
+        frame = (*self.camera.margin, *self.camera.size)
+        augment.light(image, cover, lamp, self.opts.light, frame)
         if lamp.random() < self.opts.p_glare:
-            _glare(image, cover, lamp, self.opts.glare)
+            _glare(image, cover, lamp, self.opts.glare, frame)
         return image
 
     def quad(self, card: _Card) -> np.ndarray:
@@ -841,8 +868,8 @@ def marker_sheet_photo(rng: np.random.Generator, camera: SceneCamera, at: tuple[
     sprite_to_sheet = np.array([[1 / ppm, 0, 0.5 / ppm - SHEET.page_mm[0] / 2],
                                 [0, -1 / ppm, SHEET.page_mm[1] / 2 - 0.5 / ppm], [0, 0, 1]])
     cover = np.zeros(image.shape[:2], np.float32)
-    _paste(image, cover, rgba, camera.plane_to_image @ _pose(centre, rng.uniform(0, 360)) @ sprite_to_sheet)
-    augment.light(image, cover, rng, opts.light)
+    _paste(image, cover, rgba, camera.plane_to_ideal @ _pose(centre, rng.uniform(0, 360)) @ sprite_to_sheet)
+    augment.light(image, cover, rng, opts.light, (*camera.margin, *camera.size))
     return _Sensor.sample(rng, opts).photograph(image, camera, rng)
 
 
@@ -852,18 +879,19 @@ def _hand_over_maze(rng, ideal: np.ndarray, table: _Table, cells: list[Cell], ex
     centre_mm = (np.array(target, float) + rng.uniform(-0.3, 0.3, 2)) * table.pitch
     centre = table.camera.undistorted([centre_mm])[0]
     ppm = table.camera.px_per_mm(centre_mm) * rng.uniform(1.05, 1.25)  # a hand is nearer the lens
-    mask = _shade_hand(rng, ideal, centre, rng.uniform(0, 2 * math.pi), ppm)
+    mask = _shade_hand(rng, ideal, table.camera, centre, rng.uniform(0, 2 * math.pi), ppm)
     return _occluded_cells(mask, table, cells + extra, None)
 
 
-def _shade_hand(rng, ideal: np.ndarray, centre, angle: float, ppm: float) -> np.ndarray:
-    mask, fw, d, tips = _hand_mask(ideal.shape, centre, angle, ppm, rng)
-    augment.shade_skin(ideal, rng, mask, fw, d, tips)
+def _shade_hand(rng, ideal: np.ndarray, camera: SceneCamera, centre, angle: float, ppm: float) -> np.ndarray:
+    """A hand shaded into the ideal photo, its palm at ``centre`` (ideal pixels); its mask (the array's)."""
+    mask, fw, d, tips = _hand_mask(ideal.shape, centre + camera.margin, angle, ppm, rng)
+    augment.shade_skin(ideal, rng, mask, fw, d, tips, (*camera.margin, *camera.size))
     return mask
 
 
 def _occluded_cells(mask: np.ndarray, table: _Table, cells: list[Cell], shake) -> frozenset[Cell]:
-    to_image = table.image_from_maze(shake)
+    to_image = _translation(*table.camera.margin) @ table.image_from_maze(shake)  # the ideal photo's array
     return frozenset(c for c in cells if _covered(mask, _apply(to_image, np.array(c, float) + CELL_CORNERS))
                      > OCCLUDED_FRACTION)
 
@@ -949,7 +977,7 @@ def table_video(rng: np.random.Generator, *, start_cards: int | tuple[int, int] 
             if _near_frame(centre, table.camera.size):
                 ppm = table.camera.px_per_mm(hand_at) * 1.15
                 hand_rng = np.random.default_rng([table.light_seed, k])  # the same hand all move long
-                mask = _shade_hand(hand_rng, ideal, centre, away + math.pi, ppm)
+                mask = _shade_hand(hand_rng, ideal, table.camera, centre, away + math.pi, ppm)
             emit(ideal, k, showing, mask, shake)
         commits.append(len(frames))
         for _ in range(still_frames):

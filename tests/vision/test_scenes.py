@@ -19,6 +19,8 @@ from vision.scenes import (
     FOREIGN_EDITION,
     SceneOptions,
     deck_sheet_photo,
+    SceneCamera,
+    _Sensor,
     grow_maze,
     table_scene,
     table_video,
@@ -160,3 +162,25 @@ def test_a_video_lays_one_card_per_move_with_a_hand_and_settles():
 def test_deck_sheet_photo_still_works():
     img = deck_sheet_photo(0, ["cross", "t-nes"], FOREIGN_EDITION, np.random.default_rng(0), out_size=(400, 300))
     assert img.shape == (300, 400, 3) and img.dtype == np.uint8
+
+
+
+def test_a_wide_lens_shows_the_table_beyond_the_pinholes_frame_not_a_mirror_of_it():
+    # a barrel lens sees further out than a pinhole of its focal length: a frame corner sees
+    # `barrel` of the half diagonal further out. An ideal photo of only the frame's size left
+    # the photo's edges showing its own edge mirrored (cards where none lies, and the cards
+    # truly there missing); each photo pixel must show the ideal pixel the lens maps it to.
+    camera = SceneCamera((320, 180), np.eye(3), 0.2, 0.0, 0.0, 300.0)
+    mx, my = camera.margin
+    width, height = camera.ideal_size
+    assert mx >= 0.2 * 160 and my >= 0.2 * 90
+    # an ideal photo whose pixels say where they lie (ideal x and y, scaled into 0..1)
+    xs, ys = np.meshgrid(np.arange(width) - mx, np.arange(height) - my)
+    ideal = np.dstack([(xs + 64) / 512, (ys + 64) / 512, np.zeros_like(xs)]).astype(np.float32)
+    photo = _Sensor(blur=0.0, noise=0.0, jpeg=100).photograph(ideal, camera, np.random.default_rng(0))
+    corners = np.array([(0, 0), (319, 0), (0, 179), (319, 179), (0, 90), (160, 0)], float)
+    undistorted = corners + (corners - camera.centre) * 0.2 * (
+        np.sum((corners - camera.centre) ** 2, axis=1, keepdims=True) / camera.radius ** 2)
+    shown = photo[corners[:, 1].astype(int), corners[:, 0].astype(int), :2] / 255 * 512 - 64
+    assert np.allclose(shown, undistorted, atol=4)  # a level of 8 bits is 2 pixels here, and JPEG
+    assert undistorted[0, 0] < -20  # beyond the pinhole's frame, where a mirror would show +20
