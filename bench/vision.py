@@ -65,7 +65,7 @@ from engine.catalogue import default_catalogue
 from vision.classes import is_half_turn_symmetric
 from vision.classify import DEFAULT_MODEL, Classifier
 from vision.grid import Lattice
-from vision.pipeline import Pipeline, Step
+from vision.pipeline import STRAIGHTENED, Pipeline, Step
 from vision.printed import PrintedDeck, PrintedDeckError
 from vision.scenes import SceneOptions, marker_sheet_photo, table_scene, table_video
 from vision.track import MazeTracker
@@ -112,6 +112,9 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
     pipeline.observe(first.image)
     cold_ms = (time.perf_counter() - cold_start) * 1e3
     cards = right = wrong = abstained = boards_right = boards_right_seen = extra = failed = framed_off = 0
+    # the photos read straightened (no maze found as taken), and what they add to the tallies
+    straightened = dict.fromkeys(("photos", "right", "in_view_right", "wrong", "where_none_lies",
+                                  "boards_right_as_far_as_seen", "framed_off"), 0)
     readable = readable_right = readable_wrong = hidden = hidden_read = 0
     photo_ms = []
     for k in indices:
@@ -131,6 +134,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
                 pipeline.calibration.lens.undistort(scene.image)  # the lens's maps, made once per camera
         observation = pipeline.observe(scene.image)
         before = (right, abstained, wrong, extra)
+        tallied = (0, right, readable_right, wrong, extra, boards_right_seen, framed_off)
         photo_ms.append(observation.ms)
         seen = {c for c, t in scene.cells.items() if t.visible > 0.95 and c not in scene.occluded}
         readable += len(seen)
@@ -170,11 +174,15 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         boards_right_seen += seen_ok and not spurious
         shift = _frame_shift(read, scene.cells)
         framed_off += shift is not None
+        if STRAIGHTENED in observation.warnings:
+            now = (1, right, readable_right, wrong, extra, boards_right_seen, framed_off)
+            straightened = {key: total + a - b for (key, total), a, b in zip(straightened.items(), now, tallied)}
         if diagnose:
             r, a, w, x = (now - then for now, then in zip((right, abstained, wrong, extra), before))
             print(f"photo {k}: {len(scene.cells)} cards, {r} right, {a} abstained ({unread_in_view} in view), "
                   f"{w} wrong, {x} read where none lies, {observation.ms:.0f} ms"
-                  + (f", frame {shift}" if shift else ""), file=sys.stderr)
+                  + (f", frame {shift}" if shift else "")
+                  + (", read straightened" if STRAIGHTENED in observation.warnings else ""), file=sys.stderr)
     count = len(indices)
     return {
         "scenes": count, "cards": cards,
@@ -193,6 +201,9 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         "photos_without_a_maze_found": failed,
         # the maze anchored a cell or two off, or turned half a turn: every card it reads is named wrongly
         "photos_framed_off": framed_off,
+        # no maze found in the photos as taken, read straightened as from a wide lens: how many,
+        # and what they add to the figures (their cards read right, in view too, wrongly...)
+        "read_straightened": straightened,
         "cold_single_photo_ms": round(cold_ms, 1),
         "photo_ms_median": round(float(np.median(photo_ms)), 1),
         "photo_ms_p90": round(float(np.percentile(photo_ms, 90)), 1),
@@ -312,6 +323,12 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
         print(f"  boards fully right {p['boards_fully_right']:.1%}, right as far as the photo shows them "
               f"{p['boards_right_as_far_as_seen']:.1%}; no maze found in {p['photos_without_a_maze_found']}, "
               f"framed off (a cell or more, or half a turn) in {p['photos_framed_off']}")
+        s = p["read_straightened"]
+        if s["photos"]:
+            print(f"  of these, {s['photos']} photos with no maze found as taken were read straightened as from a "
+                  f"wide lens: {s['right']} cards right ({s['in_view_right']} in view), {s['wrong']} wrongly, "
+                  f"{s['where_none_lies']} where none lies; {s['boards_right_as_far_as_seen']} boards right as far "
+                  f"as seen, {s['framed_off']} framed off")
         print(f"  cold single photo {p['cold_single_photo_ms']:.0f} ms; photos: median {p['photo_ms_median']:.0f} ms, "
               f"90th percentile {p['photo_ms_p90']:.0f} ms, slowest {p['photo_ms_max']:.0f} ms")
     if v is None:

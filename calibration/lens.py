@@ -47,14 +47,29 @@ def _centre_and_radius(size: tuple[int, int]) -> tuple[np.ndarray, float]:
 
 @dataclass(frozen=True)
 class Lens:
-    """A one-parameter barrel lens (``k`` > 0; pincushion < 0; 0 is a pinhole)."""
+    """A one-parameter barrel lens (``k`` > 0; pincushion < 0; 0 is a pinhole).
+
+    ``inscribed``: the canvas holds only what the photo shows (the largest one, centred, within
+    the photo's outline, which a barrel lens undone bows in at each side's middle), not all of
+    the photo. Beyond the outline a canvas shows the photo's edge repeated, which a reading
+    cannot tell from cards at the edge drawn out into stripes; a lens measured from the marker
+    sheet keeps all of the photo, the corners' cards too."""
 
     k: float
+    inscribed: bool = False
 
     def canvas_size(self, size: tuple[int, int]) -> tuple[int, int]:
         """The canvas of a ``size`` photo: (width, height)."""
-        grow = 1.0 + max(self.k, 0.0)  # a corner (r = R) moves out by k of the half diagonal
-        return math.ceil((size[0] - 1) * grow) + 1, math.ceil((size[1] - 1) * grow) + 1
+        if not self.inscribed:
+            grow = 1.0 + max(self.k, 0.0)  # a corner (r = R) moves out by k of the half diagonal
+            return math.ceil((size[0] - 1) * grow) + 1, math.ceil((size[1] - 1) * grow) + 1
+        radius = _centre_and_radius(size)[1]
+
+        def side(half: float) -> int:
+            # of a side's middle (r = half) and its ends (r = R), the one nearer the centre
+            reach = half * min(1 + self.k * half**2 / radius**2, 1 + self.k)
+            return 2 * math.floor(reach) + 1
+        return side((size[0] - 1) / 2), side((size[1] - 1) / 2)
 
     def _shift(self, size: tuple[int, int]) -> np.ndarray:
         """The canvas's centre minus the photo's."""
@@ -72,7 +87,7 @@ class Lens:
         if self.k == 0:
             return frame
         h, w = frame.shape[:2]
-        map1, map2 = _canvas_maps(self.k, w, h)
+        map1, map2 = _canvas_maps(self.k, w, h, self.inscribed)
         # beyond the photo, its edge's pixels repeated: a black border looks to the grid like
         # cards (flat, sharp-edged), and lattices grew over it (drawn 16 of the bench: 43
         # cells seen as cards, not 25, and no maze)
@@ -80,9 +95,9 @@ class Lens:
 
 
 @functools.lru_cache(maxsize=4)
-def _canvas_maps(k: float, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+def _canvas_maps(k: float, w: int, h: int, inscribed: bool) -> tuple[np.ndarray, np.ndarray]:
     """remap() maps (fixed point, the fast kind): for each canvas pixel, the photo pixel it shows."""
-    lens = Lens(k)
+    lens = Lens(k, inscribed)
     c, radius = _centre_and_radius((w, h))
     cw, ch = lens.canvas_size((w, h))
     middle = c + lens._shift((w, h))

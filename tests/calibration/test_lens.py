@@ -82,6 +82,29 @@ def test_undistorting_a_frame_moves_each_pixel_where_its_point_goes():
     assert np.allclose(corners, [(0, 0), canvas_corner], atol=1.0)
 
 
+@pytest.mark.parametrize("k", [0.05, 0.2, -0.1])
+def test_an_inscribed_canvas_shows_nothing_beyond_the_photo(k):
+    # beyond the photo's outline a canvas repeats its edge, cards drawn out into stripes that
+    # read as cards; an inscribed canvas is the largest centred one within the outline
+    size = (1920, 1080)
+    lens = Lens(k, inscribed=True)
+    width, height = lens.canvas_size(size)
+    along = np.linspace(0, 1, 401)
+    w, h = size[0] - 1, size[1] - 1
+    outline = np.concatenate([np.c_[along * w, 0 * along], np.c_[along * w, 0 * along + h],
+                              np.c_[0 * along, along * h], np.c_[0 * along + w, along * h]])
+    x, y = lens.undistort_points(outline, size).T
+    sides = {"west": x[outline[:, 0] == 0], "east": x[outline[:, 0] == w],
+             "north": y[outline[:, 1] == 0], "south": y[outline[:, 1] == h]}
+    assert sides["west"].max() <= 0.5 and sides["north"].max() <= 0.5
+    assert sides["east"].min() >= width - 1.5 and sides["south"].min() >= height - 1.5
+    # and it is the largest: the outline touches each of its sides
+    assert sides["west"].max() > -1.5 and sides["east"].min() < width + 0.5
+    assert sides["north"].max() > -1.5 and sides["south"].min() < height + 0.5
+    frame = np.zeros((size[1], size[0], 3), np.uint8)
+    assert lens.undistort(frame).shape[:2] == (height, width)
+
+
 def test_a_pinhole_leaves_the_frame_as_it_is():
     frame = np.random.default_rng(0).integers(0, 255, (20, 30, 3), dtype=np.uint8)
     assert Lens(0.0).undistort(frame) is frame

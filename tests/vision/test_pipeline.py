@@ -17,7 +17,7 @@ from vision.classes import is_half_turn_symmetric
 from vision.classify import Classifier
 from vision.grid import HALF_TURN, GridError, GridTracker, Lattice, anchor, is_goal, map_cell, translation
 from vision.observation import Unsure
-from vision.pipeline import IN_VIEW, NO_COLOUR, SMALL_CARDS, Pipeline
+from vision.pipeline import IN_VIEW, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline
 from vision.scenes import SceneOptions, table_scene
 
 SIZE = (1280, 720)
@@ -301,6 +301,19 @@ def test_goals_found_a_row_off_pin_the_lattice_to_the_rows_the_mazes_card_sides_
     assert pinned is not None
     for cell in [START_CELL, *GOAL_CELLS]:
         assert np.allclose(pinned.point_at(s.cells[cell].card_corners.mean(0)), cell, atol=0.3)
+
+
+def test_a_photo_with_no_maze_found_as_taken_is_read_straightened_as_from_a_wide_lens(pipeline):
+    # a webcam's wide lens (a frame corner moved 6 % of the half diagonal in) bends the maze's
+    # lines, and the lattice grown on them leans off the cards: as taken, no maze is found;
+    # straightened as from a typical wide lens, every card read is right, and the answer says so
+    s = table_scene(np.random.default_rng(186), options=SceneOptions(barrel=0.2))
+    assert s.camera.barrel > 0.06
+    assert pipeline._observe(s.image).error is not None
+    observation = pipeline.observe(s.image)
+    assert observation.error is None and observation.warnings[0] == STRAIGHTENED
+    assert len(observation.cards) >= 9
+    assert all(c.cell in s.cells and right(c, s.cells[c.cell], pipeline.catalogue) for c in observation.cards)
 
 
 def test_a_fixed_camera_pins_its_lattice_to_the_goal_column_as_a_photo_does(monkeypatch):
