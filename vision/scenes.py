@@ -203,6 +203,11 @@ class SceneCamera:
         return self.size[0] + 2 * mx, self.size[1] + 2 * my
 
     @property
+    def frame_box(self) -> tuple[int, int, int, int]:
+        """Where the frame lies in the ideal photo's array: (x, y, width, height)."""
+        return (*self.margin, *self.size)
+
+    @property
     def plane_to_ideal(self) -> np.ndarray:
         """Table millimetres -> pixels of the ideal photo's array (``plane_to_image`` moved by the margin)."""
         return _translation(*self.margin) @ self.plane_to_image
@@ -706,10 +711,9 @@ class _Table:
         for card in list(self.distractors) + cards:
             _paste(image, cover, card.rgba, self.camera.plane_to_ideal @ card.sprite_to_plane())
         lamp = np.random.default_rng(self.light_seed)
-        frame = (*self.camera.margin, *self.camera.size)
-        augment.light(image, cover, lamp, self.opts.light, frame)
+        augment.light(image, cover, lamp, self.opts.light, self.camera.frame_box)
         if lamp.random() < self.opts.p_glare:
-            _glare(image, cover, lamp, self.opts.glare, frame)
+            _glare(image, cover, lamp, self.opts.glare, self.camera.frame_box)
         return image
 
     def quad(self, card: _Card) -> np.ndarray:
@@ -869,7 +873,7 @@ def marker_sheet_photo(rng: np.random.Generator, camera: SceneCamera, at: tuple[
                                 [0, -1 / ppm, SHEET.page_mm[1] / 2 - 0.5 / ppm], [0, 0, 1]])
     cover = np.zeros(image.shape[:2], np.float32)
     _paste(image, cover, rgba, camera.plane_to_ideal @ _pose(centre, rng.uniform(0, 360)) @ sprite_to_sheet)
-    augment.light(image, cover, rng, opts.light, (*camera.margin, *camera.size))
+    augment.light(image, cover, rng, opts.light, camera.frame_box)
     return _Sensor.sample(rng, opts).photograph(image, camera, rng)
 
 
@@ -886,7 +890,7 @@ def _hand_over_maze(rng, ideal: np.ndarray, table: _Table, cells: list[Cell], ex
 def _shade_hand(rng, ideal: np.ndarray, camera: SceneCamera, centre, angle: float, ppm: float) -> np.ndarray:
     """A hand shaded into the ideal photo, its palm at ``centre`` (ideal pixels); its mask (the array's)."""
     mask, fw, d, tips = _hand_mask(ideal.shape, centre + camera.margin, angle, ppm, rng)
-    augment.shade_skin(ideal, rng, mask, fw, d, tips, (*camera.margin, *camera.size))
+    augment.shade_skin(ideal, rng, mask, fw, d, tips, camera.frame_box)
     return mask
 
 
