@@ -15,10 +15,10 @@ adding the subcommand's arguments costs the command line nothing (as in ``serve`
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 from collections.abc import Callable
-import argparse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -43,9 +43,13 @@ class DemoTiming:
 
 def _seed(text: str) -> int:
     """An argparse type: the demo's seed, a whole number from 0 (what numpy's generators take)."""
-    if not text.isdigit():
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = -1
+    if seed < 0:
         raise argparse.ArgumentTypeError(f"a seed is a whole number from 0, not {text!r}")
-    return int(text)
+    return seed
 
 
 def add_demo_arguments(parser) -> None:
@@ -70,15 +74,15 @@ def run_demo(port: int = 8000, host: str = "127.0.0.1", seed: int | None = None,
     """Serve the demo until Ctrl-C (or until ``ready``'s caller closes the server). Returns the exit status."""
     import numpy as np
 
+    from engine.catalogue import default_catalogue
+    from engine.game import MoveError, table_for
+    from engine.options import Rules
+
     from .demo_director import Director
     from .demo_film import FPS, Film
     from .demo_table import SimulatedTable
     from .serve import run_server
     from .vision_feed import FeedError, VisionFeed, pipeline_maker
-
-    from engine.catalogue import default_catalogue
-    from engine.game import MoveError, table_for
-    from engine.options import Rules
 
     out = out or sys.stdout
     try:

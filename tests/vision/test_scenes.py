@@ -17,10 +17,10 @@ from vision.augment import Augment
 from vision.scenes import (
     CELL_CORNERS,
     FOREIGN_EDITION,
-    SceneOptions,
-    deck_sheet_photo,
     SceneCamera,
+    SceneOptions,
     _Sensor,
+    deck_sheet_photo,
     grow_maze,
     table_scene,
     table_video,
