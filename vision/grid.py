@@ -2092,7 +2092,7 @@ def judge(work: _Work, h: np.ndarray, support: float, error_px: float,
                 n in maze for n in neighbours(c)) and laid_square(c):
             maze.add(c)
     occluded = _hidden_by_hand(hand, maze)
-    candidates = (maze | {n for c in maze for n in neighbours(c)}) - _grown(occluded)
+    candidates = _grown(maze) - _grown(occluded)
     crosswise = {c for c in candidates if seen.mosaic.inside(c) and _is_crosswise(
         seen.mosaic, c, maze - {c}, _bleed(work, h, c))}
     cells = maze - crosswise - occluded
