@@ -35,6 +35,11 @@ def neighbours(cell: tuple[int, int]) -> tuple[tuple[int, int], ...]:
     return tuple((x + dx, y + dy) for dx, dy in STEP.values())
 
 
+def with_neighbours(cells) -> set[tuple[int, int]]:
+    """These cells and every cell sharing a side with one of them."""
+    return set(cells) | {n for cell in cells for n in neighbours(cell)}
+
+
 def edges_mask(letters: str) -> int:
     mask = 0
     for letter in letters:

@@ -101,7 +101,7 @@ import cv2
 import numpy as np
 
 from engine.board import GOAL_CELLS, Cell
-from engine.catalogue import neighbours
+from engine.catalogue import neighbours, with_neighbours
 from vision import table as tbl
 from vision.table import (
     PITCH_MM,
@@ -2071,7 +2071,7 @@ def judge(work: _Work, h: np.ndarray, support: float, error_px: float,
         seen.mosaic, c)}
     hand = _hand_cells(seen, strong)
     # hysteresis: faint cards (wide flat tunnels, glare) count when they touch a clear one
-    groups = [g for g in _components(weak | (hand & _grown(previous.cells if previous else strong))) if g & strong]
+    groups = [g for g in _components(weak | (hand & with_neighbours(previous.cells if previous else strong))) if g & strong]
     maze: set[Cell] = set(groups[0]) if groups else set()
     blobs = _Blobs(work, h)
 
@@ -2092,7 +2092,7 @@ def judge(work: _Work, h: np.ndarray, support: float, error_px: float,
                 n in maze for n in neighbours(c)) and laid_square(c):
             maze.add(c)
     occluded = _hidden_by_hand(hand, maze)
-    candidates = _grown(maze) - _grown(occluded)
+    candidates = with_neighbours(maze) - with_neighbours(occluded)
     crosswise = {c for c in candidates if seen.mosaic.inside(c) and _is_crosswise(
         seen.mosaic, c, maze - {c}, _bleed(work, h, c))}
     cells = maze - crosswise - occluded
@@ -2105,8 +2105,8 @@ def _hidden_by_hand(hand: set[Cell], maze: set[Cell]) -> set[Cell]:
     beside those. The cards a hand covers are not counted as maze, so a hand reaching over
     the maze's edge can hide one two cells from the maze left in view (the start, under a
     printed bench photo's fingers)."""
-    near = hand & _grown(maze)
-    return near | (hand & _grown(near))
+    near = hand & with_neighbours(maze)
+    return near | (hand & with_neighbours(near))
 
 
 def _corners_covered(mosaic: _Mosaic, cell: Cell, least: float = 0.4) -> bool:
@@ -2147,10 +2147,6 @@ def _bleed(work: _Work, h: np.ndarray, cell: Cell) -> float:
     """How far (cells) the busy mask reaches past a card's edge near ``cell``."""
     q = apply_homography(work.small_from_frame @ h, [cell, (cell[0] + 1, cell[1])])
     return tbl.TEXTURE_BLEED_PX / 2 / max(float(np.linalg.norm(q[1] - q[0])), 1e-6)
-
-
-def _grown(cells) -> set[Cell]:
-    return set(cells) | {n for c in cells for n in neighbours(c)}
 
 
 # =========================================================================== crops

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from engine.board import GOAL_CELLS, START_CELL
-from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catalogue, neighbours
+from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catalogue, neighbours, with_neighbours
 
 from .classes import tunnel_signature
 from .classify import Classifier
@@ -161,14 +161,6 @@ def load_reading_parts(model: str | None = None, *, deck: str | None = None, cal
 def game_faces(catalogue: Catalogue, game: str) -> set[str]:
     sets = ("base", "saboteur2") if game == "saboteur2" else ("base",)
     return {f.id for f in catalogue.faces.values() if f.set in sets or f.set == "custom"}
-
-
-def _neighbourhood(cells) -> list[Cell]:
-    """The maze's cells and every cell next to them: a card the occupancy test missed is still read."""
-    out = set(cells)
-    for cell in cells:
-        out.update(neighbours(cell))
-    return sorted(out)
 
 
 def _within_reach(seeds: Iterable[Cell], cells: set[Cell]) -> set[Cell]:
@@ -1044,7 +1036,8 @@ class Pipeline:
         return pin_cells(frame, lattice, at)
 
     def _read(self, frame: np.ndarray, lattice: Lattice) -> tuple[Observation, set[Cell]]:
-        cells = sorted((set(_neighbourhood(lattice.cells)) | lattice.crosswise) - lattice.occluded)
+        # the maze's cells and every cell next to them: a card the occupancy test missed is still read
+        cells = sorted((with_neighbours(lattice.cells) | lattice.crosswise) - lattice.occluded)
         # a crop reaching past the frame's edge repeats the edge's pixels, streaks that read
         # as a straight tunnel: a card mostly out of view is not read
         out_of_view = {c for c in cells if lattice.share_in_view(c) < IN_VIEW}
@@ -1099,7 +1092,7 @@ class Pipeline:
 
     @staticmethod
     def _maze_box(lattice: Lattice, shape) -> tuple[int, int, int, int]:
-        corners = np.concatenate([lattice.quad(c) for c in _neighbourhood(lattice.cells)])
+        corners = np.concatenate([lattice.quad(c) for c in with_neighbours(lattice.cells)])
         h, w = shape[:2]
         x0, y0 = np.clip(corners.min(axis=0).astype(int), 0, [w - 1, h - 1])
         x1, y1 = np.clip(corners.max(axis=0).astype(int) + 1, 1, [w, h])

@@ -20,6 +20,7 @@ from engine.catalogue import (
     neighbours,
     parse_catalogue,
     turn_half,
+    with_neighbours,
 )
 
 CAT = default_catalogue()
@@ -381,3 +382,9 @@ def test_a_cells_neighbours_are_the_four_beside_it_in_the_maze_frame():
     # y runs north (rules/saboteur.md): the start's north neighbour is (0, 1)
     assert neighbours((0, 0)) == ((0, 1), (1, 0), (0, -1), (-1, 0))
     assert set(neighbours((8, -2))) == {(8, -1), (9, -2), (8, -3), (7, -2)}
+
+
+def test_cells_with_their_neighbours_are_each_counted_once():
+    # two cells side by side, each the other's neighbour: the pair and the six cells around it, no corner
+    assert with_neighbours([(0, 0), (1, 0)]) == {(0, 0), (1, 0), (0, 1), (0, -1), (-1, 0), (1, 1), (1, -1), (2, 0)}
+    assert with_neighbours([]) == set()
