@@ -112,7 +112,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
     pipeline.observe(first.image)
     cold_ms = (time.perf_counter() - cold_start) * 1e3
     cards = right = wrong = abstained = boards_right = boards_right_seen = extra = failed = framed_off = 0
-    # the photos read straightened (no maze found as taken), and what they add to the tallies
+    # the photos read straightened (no maze found, or read weakly, as taken), and what they add to the tallies
     straightened = dict.fromkeys(("photos", "right", "in_view_right", "wrong", "where_none_lies",
                                   "boards_right_as_far_as_seen", "framed_off"), 0)
     readable = readable_right = readable_wrong = hidden = hidden_read = 0
@@ -201,8 +201,8 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         "photos_without_a_maze_found": failed,
         # the maze anchored a cell or two off, or turned half a turn: every card it reads is named wrongly
         "photos_framed_off": framed_off,
-        # no maze found in the photos as taken, read straightened as from a wide lens: how many,
-        # and what they add to the figures (their cards read right, in view too, wrongly...)
+        # the photos with no maze found, or read weakly, as taken, read straightened as from a wide
+        # lens: how many, and what they add to the figures (their cards read right, in view too...)
         "read_straightened": straightened,
         "cold_single_photo_ms": round(cold_ms, 1),
         "photo_ms_median": round(float(np.median(photo_ms)), 1),
@@ -325,8 +325,8 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
               f"framed off (a cell or more, or half a turn) in {p['photos_framed_off']}")
         s = p["read_straightened"]
         if s["photos"]:
-            print(f"  of these, {s['photos']} photos with no maze found as taken were read straightened as from a "
-                  f"wide lens: {s['right']} cards right ({s['in_view_right']} in view), {s['wrong']} wrongly, "
+            print(f"  of these, {s['photos']} photos with no maze found, or read weakly, as taken were read "
+                  f"straightened as from a wide lens: {s['right']} cards right ({s['in_view_right']} in view), {s['wrong']} wrongly, "
                   f"{s['where_none_lies']} where none lies; {s['boards_right_as_far_as_seen']} boards right as far "
                   f"as seen, {s['framed_off']} framed off")
         print(f"  cold single photo {p['cold_single_photo_ms']:.0f} ms; photos: median {p['photo_ms_median']:.0f} ms, "
