@@ -416,12 +416,13 @@ class Refined:
 
 def refine(image: np.ndarray, h: np.ndarray, cells: Sequence[Cell], search_cells: float,
            iterations: int = 2, projective: bool | None = None, occupied=None,
-           centres: Mapping[Cell, np.ndarray] | None = None) -> Refined:
+           centres: Mapping[Cell, np.ndarray] | None = None, least_aspect: float = 0.5) -> Refined:
     """Snap the sides of ``cells`` and refit the homography, ``iterations`` times. The
     perspective is refitted only when the cells span enough of the lattice (``projective``
     None: at least five cells both ways), or the cells and two or more pinned ``centres``
     do; a patch of cards only corrects it affinely. A projective refit that would give the
-    cells an implausible aspect is refused."""
+    cells an implausible aspect (``_aspect_plausibility`` below ``least_aspect``, where the
+    lattice was not) is refused."""
     if projective is None:
         c = np.asarray(cells, float)
         enough = len(c) >= 16
@@ -464,7 +465,7 @@ def refine(image: np.ndarray, h: np.ndarray, cells: Sequence[Cell], search_cells
                              else fit_affine_correction(start, observed, fam_all, val_all, robust))
             except np.linalg.LinAlgError:
                 break
-        if not _sane(candidate, h) or (projective and _aspect_plausibility(candidate, image.shape) < 0.5
+        if not _sane(candidate, h) or (projective and _aspect_plausibility(candidate, image.shape) < least_aspect
                                         <= _aspect_plausibility(h, image.shape)):
             break  # a refit that makes the cells implausible is chasing wrong edges
         h = candidate
@@ -2278,14 +2279,14 @@ def pin_cells(frame: np.ndarray, lattice: Lattice, centres: Mapping[Cell, np.nda
     return pinned[0] if pinned else lattice
 
 
-def refit_pinned(frame: np.ndarray, lattice: Lattice,
-                 centres: Mapping[Cell, np.ndarray]) -> tuple[Lattice, float] | None:
+def refit_pinned(frame: np.ndarray, lattice: Lattice, centres: Mapping[Cell, np.ndarray],
+                 least_aspect: float = 0.5) -> tuple[Lattice, float] | None:
     """``pin_cells``'s lattice and the share of the maze's card sides that lie on its lines
     (``Refined.support``): pinned to the wrong cells, the lattice bends between the maze and
     the pins, and fewer of the sides fit. None when the refit fails."""
     cells = sorted(lattice.cells - lattice.occluded - set(centres))
     result = refine(frame, lattice.image_from_maze, cells, TRACK_SEARCH, projective=True,
-                    occupied=lattice.cells, centres=centres)
+                    occupied=lattice.cells, centres=centres, least_aspect=least_aspect)
     if not np.isfinite(result.error_px):
         return None
     return replace(lattice, image_from_maze=result.h, cells=lattice.cells | frozenset(centres)), result.support

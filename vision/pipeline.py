@@ -1036,7 +1036,12 @@ class Pipeline:
         fits = []
         for column, row in itertools.product((x - 1, x, x + 1), (y - 1, y, y + 1)):
             pinned_cells = [(column, row - 2), (column, row), (column, row + 2)]
-            pinned = refit_pinned(frame, lattice, dict(zip(pinned_cells, points)))
+            # No pinhole's aspect is asked of these refits (elsewhere a lattice refits to
+            # cells that could be cards seen by a pinhole camera): a lens bends the column
+            # eight cells out in as no pinhole does, and the maze's card sides and the goals'
+            # readings judge the candidates (printed bench photo 104 through a 0.1 lens: the
+            # right pin's refit refused so, and a row off taken)
+            pinned = refit_pinned(frame, lattice, dict(zip(pinned_cells, points)), least_aspect=0.0)
             if pinned is None:
                 continue
             readings = self.classifier.classify(cell_crops(frame, pinned[0], pinned_cells, CROP))
