@@ -112,7 +112,8 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
     pipeline.observe(first.image)
     cold_ms = (time.perf_counter() - cold_start) * 1e3
     cards = right = wrong = abstained = boards_right = boards_right_seen = extra = failed = framed_off = 0
-    # the photos read straightened (no maze found, or read weakly, as taken), and what they add to the tallies
+    # the photos read straightened (no maze found, or read weakly, as taken), and what they
+    # add to the tallies
     straightened = dict.fromkeys(("photos", "right", "in_view_right", "wrong", "where_none_lies",
                                   "boards_right_as_far_as_seen", "framed_off"), 0)
     readable = readable_right = readable_wrong = hidden = hidden_read = 0
@@ -326,9 +327,9 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
         s = p["read_straightened"]
         if s["photos"]:
             print(f"  of these, {s['photos']} photos with no maze found, or read weakly, as taken were read "
-                  f"straightened as from a wide lens: {s['right']} cards right ({s['in_view_right']} in view), {s['wrong']} wrongly, "
-                  f"{s['where_none_lies']} where none lies; {s['boards_right_as_far_as_seen']} boards right as far "
-                  f"as seen, {s['framed_off']} framed off")
+                  f"straightened as from a wide lens: {s['right']} cards right ({s['in_view_right']} in view), "
+                  f"{s['wrong']} wrongly, {s['where_none_lies']} where none lies; "
+                  f"{s['boards_right_as_far_as_seen']} boards right as far as seen, {s['framed_off']} framed off")
         print(f"  cold single photo {p['cold_single_photo_ms']:.0f} ms; photos: median {p['photo_ms_median']:.0f} ms, "
               f"90th percentile {p['photo_ms_p90']:.0f} ms, slowest {p['photo_ms_max']:.0f} ms")
     if v is None:

@@ -2072,7 +2072,8 @@ def judge(work: _Work, h: np.ndarray, support: float, error_px: float,
         seen.mosaic, c)}
     hand = _hand_cells(seen, strong)
     # hysteresis: faint cards (wide flat tunnels, glare) count when they touch a clear one
-    groups = [g for g in _components(weak | (hand & with_neighbours(previous.cells if previous else strong))) if g & strong]
+    near_hand = hand & with_neighbours(previous.cells if previous else strong)
+    groups = [g for g in _components(weak | near_hand) if g & strong]
     maze: set[Cell] = set(groups[0]) if groups else set()
     blobs = _Blobs(work, h)
 
