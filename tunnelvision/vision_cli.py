@@ -74,10 +74,14 @@ def describe(observation, path: str) -> str:
                      f"{', '.join(shape.tunnel_letters) or 'none'} (confidence {card.confidence:.2f})")
     for u in observation.uncertain:
         lines.append(f"  ({u.x},{u.y}) uncertain ({u.reason}): {u.words}")
-    problems = maze_report(board)
+    unread = [(u.x, u.y) for u in observation.uncertain]
+    problems = maze_report(board, unread)
     if problems:
         lines.append("The maze breaks the rules:")
         lines += [f"  ({x},{y}): " + "; ".join(reasons) for (x, y), reasons in sorted(problems.items())]
+    elif unread:
+        lines.append("Every card agrees with its neighbours and, as far as the cells read show, connects to the "
+                     "start.")
     else:
         lines.append("Every card agrees with its neighbours and connects to the start.")
     reached = board.goals_touched()

@@ -7,9 +7,10 @@ engine can judge it, and back into JSON for ``tunnelvision check --json``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from engine.board import Board, Placement
+from engine.board import GOAL_CELLS, Board, Placement
 from engine.catalogue import Catalogue, default_catalogue
 
 from .classify import REASON_WORDS
@@ -106,16 +107,40 @@ class Observation:
         return doc
 
 
-def maze_report(board: Board) -> dict[tuple[int, int], list[str]]:
-    """Every path card's failed conditions, judged as if it were laid last (the engine's own words)."""
+# What a card cannot be judged on while a cell beside it, or on its way back to the start,
+# could not be read: a card may lie there unseen (under a hand, read unsurely)
+UNSEEN_MAY_GIVE = ("not-connected", "not-adjacent")
+
+
+def maze_report(board: Board, unread: Iterable[tuple[int, int]] = ()) -> dict[tuple[int, int], list[str]]:
+    """Every path card's failed conditions, judged as if it were laid last (the engine's own
+    words), but for its edges against a goal turned over: the goal may have been turned over
+    after the card was laid, and mismatches it then (a photo does not tell), which the rules
+    tolerate. With cells that could not be read (``unread``), a card is not said to lack a
+    tunnel to the start, or a neighbour, where a card lying unseen on them might give it
+    one: judged again with a crossroads on each (any card conducts no more), it has one.
+    (The goal places are left out: a goal card lies there, and conducts nothing face down.)"""
+    unseen = [c for c in unread if c not in board and c not in GOAL_CELLS]
     problems = {}
     for p in board.placements():
         if board.shape_at(p.cell).face.kind != "path":
             continue
-        without = board.copy()
-        without.remove(p.cell)
-        verdict = without.check(p)
-        if not verdict.legal:
-            problems[p.cell] = [r.message for r in verdict.reasons]
+        reasons = [r for r in _alone(board, p).reasons
+                   if not (r.code == "edge-mismatch" and board.shape_at(r.neighbour).face.kind == "goal")]
+        if unseen and any(r.code in UNSEEN_MAY_GIVE for r in reasons):
+            everything = board.copy()
+            for x, y in unseen:
+                everything.put(Placement(x, y, "cross", 0))
+            still = {r.code for r in _alone(everything, p).reasons}
+            reasons = [r for r in reasons if r.code not in UNSEEN_MAY_GIVE or r.code in still]
+        if reasons:
+            problems[p.cell] = [r.message for r in reasons]
     return problems
+
+
+def _alone(board: Board, placement: Placement):
+    """The engine's verdict on a card of the board as if it were laid last."""
+    without = board.copy()
+    without.remove(placement.cell)
+    return without.check(placement)
 

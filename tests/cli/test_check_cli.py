@@ -14,3 +14,25 @@ def test_the_report_marks_the_cells_it_could_not_read_on_the_map_and_says_why_in
     assert row["1"].endswith("~~~") and "~~~" in row["-1"]
     assert "  (2,1) uncertain (occluded): under a hand" in lines
     assert "  (1,-1) uncertain (low-confidence): low confidence" in lines
+
+
+def test_a_card_whose_way_to_the_start_may_run_under_a_hand_is_not_said_to_break_the_rules():
+    # a straight two cells east of the start, the cell between them under a hand: a card may
+    # lie there and join them, so the report must not accuse the straight; the same maze with
+    # that cell seen bare does break the rules (the straight touches no card of the maze)
+    cards = [SeenCard(0, 0, "start", 0, 1.0), SeenCard(2, 0, "straight-ew", 0, 0.99)]
+    hidden = describe(Observation(cards=cards, uncertain=[Unsure(1, 0, "occluded")]), "table.jpg").splitlines()
+    assert "The maze breaks the rules:" not in hidden
+    assert "Every card agrees with its neighbours and, as far as the cells read show, connects to the start." in hidden
+    seen = describe(Observation(cards=cards), "table.jpg").splitlines()
+    assert "The maze breaks the rules:" in seen and any(line.startswith("  (2,0): ") for line in seen)
+
+
+def test_a_card_that_meets_rock_beside_it_breaks_the_rules_whatever_could_not_be_read():
+    # a straight north-south east of a straight east-west: its west edge is rock against a
+    # tunnel, between two cards read, and a hand over the cell north of it does not excuse that
+    cards = [SeenCard(0, 0, "start", 0, 1.0), SeenCard(1, 0, "straight-ew", 0, 0.99),
+             SeenCard(2, 0, "straight-ns", 0, 0.99)]
+    lines = describe(Observation(cards=cards, uncertain=[Unsure(2, 1, "occluded")]), "table.jpg").splitlines()
+    (accused,) = [line for line in lines if line.startswith("  (2,0): ")]
+    assert "the west edge is rock but the card at (1,0) has a tunnel there" in accused
