@@ -121,6 +121,9 @@ def maze_report(board: Board, unread: Iterable[tuple[int, int]] = ()) -> dict[tu
     one: judged again with a crossroads on each (any card conducts no more), it has one.
     (The goal places are left out: a goal card lies there, and conducts nothing face down.)"""
     unseen = [c for c in unread if c not in board and c not in GOAL_CELLS]
+    everything = board.copy()
+    for x, y in unseen:
+        everything.put(Placement(x, y, "cross", 0))
     problems = {}
     for p in board.placements():
         if board.shape_at(p.cell).face.kind != "path":
@@ -128,9 +131,6 @@ def maze_report(board: Board, unread: Iterable[tuple[int, int]] = ()) -> dict[tu
         reasons = [r for r in _alone(board, p).reasons
                    if not (r.code == "edge-mismatch" and board.shape_at(r.neighbour).face.kind == "goal")]
         if unseen and any(r.code in UNSEEN_MAY_GIVE for r in reasons):
-            everything = board.copy()
-            for x, y in unseen:
-                everything.put(Placement(x, y, "cross", 0))
             still = {r.code for r in _alone(everything, p).reasons}
             reasons = [r for r in reasons if r.code not in UNSEEN_MAY_GIVE or r.code in still]
         if reasons:
