@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 
 from engine.board import Board, Placement
-from engine.catalogue import STEP
+from engine.catalogue import with_neighbours
 from engine.game import ROUNDS
 
 from . import reasons
@@ -66,15 +66,8 @@ def public_board(snap: Snapshot) -> Board:
 
 def _frontier(board: Board) -> list[tuple[int, int]]:
     # Cells next to a face-down goal only can never take a card (hidden goals do not conduct).
-    cells = set()
-    for placement in board.placements():
-        if board.is_hidden_goal(placement.cell):
-            continue
-        for dx, dy in STEP.values():
-            cell = (placement.x + dx, placement.y + dy)
-            if cell not in board:
-                cells.add(cell)
-    return sorted(cells)
+    cells = with_neighbours(p.cell for p in board.placements() if not board.is_hidden_goal(p.cell))
+    return sorted(c for c in cells if c not in board)
 
 
 def _board(snap: Snapshot, lang: str) -> dict:

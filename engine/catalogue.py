@@ -36,8 +36,9 @@ def neighbours(cell: tuple[int, int]) -> tuple[tuple[int, int], ...]:
 
 
 def with_neighbours(cells) -> set[tuple[int, int]]:
-    """These cells and every cell sharing a side with one of them."""
-    return set(cells) | {n for cell in cells for n in neighbours(cell)}
+    """These cells (any iterable, read once) and every cell sharing a side with one of them."""
+    cells = set(cells)
+    return cells | {n for cell in cells for n in neighbours(cell)}
 
 
 def edges_mask(letters: str) -> int:

@@ -388,3 +388,4 @@ def test_cells_with_their_neighbours_are_each_counted_once():
     # two cells side by side, each the other's neighbour: the pair and the six cells around it, no corner
     assert with_neighbours([(0, 0), (1, 0)]) == {(0, 0), (1, 0), (0, 1), (0, -1), (-1, 0), (1, 1), (1, -1), (2, 0)}
     assert with_neighbours([]) == set()
+    assert with_neighbours(c for c in [(0, 0)]) == {(0, 0), (0, 1), (1, 0), (0, -1), (-1, 0)}  # read once
