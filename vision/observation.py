@@ -7,10 +7,10 @@ engine can judge it, and back into JSON for ``tunnelvision check --json``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from engine.board import GOAL_CELLS, Board, Placement
+from engine.board import GOAL_CELLS, Board, Placement, Reason, Verdict
 from engine.catalogue import Catalogue, default_catalogue
 
 from .classify import REASON_WORDS
@@ -112,27 +112,45 @@ class Observation:
 UNSEEN_MAY_GIVE = ("not-connected", "not-adjacent")
 
 
+def filled_in(board: Board, unread: Iterable[tuple[int, int]]) -> Board | None:
+    """The board with a crossroads on every cell that could not be read (no card conducts
+    more), or None when there is none. The goal places are left out: a goal card lies
+    there, and conducts nothing face down."""
+    unseen = [c for c in unread if c not in board and c not in GOAL_CELLS]
+    if not unseen:
+        return None
+    filled = board.copy()
+    for x, y in unseen:
+        filled.put(Placement(x, y, "cross", 0))
+    return filled
+
+
+def given_the_doubt(reasons: Iterable[Reason], judged_filled_in: Callable[[], Verdict]) -> list[Reason]:
+    """The reasons that stand when a card is not said to lack a tunnel to the start, or a
+    neighbour, that a card unseen on a cell not read might give it: those the card judged
+    again on the board ``filled_in`` still fails (asked only when it matters)."""
+    reasons = list(reasons)
+    if not any(r.code in UNSEEN_MAY_GIVE for r in reasons):
+        return reasons
+    still = {r.code for r in judged_filled_in().reasons}
+    return [r for r in reasons if r.code not in UNSEEN_MAY_GIVE or r.code in still]
+
+
 def maze_report(board: Board, unread: Iterable[tuple[int, int]] = ()) -> dict[tuple[int, int], list[str]]:
     """Every path card's failed conditions, judged as if it were laid last (the engine's own
     words), but for its edges against a goal turned over: the goal may have been turned over
     after the card was laid, and mismatches it then (a photo does not tell), which the rules
-    tolerate. With cells that could not be read (``unread``), a card is not said to lack a
-    tunnel to the start, or a neighbour, where a card lying unseen on them might give it
-    one: judged again with a crossroads on each (any card conducts no more), it has one.
-    (The goal places are left out: a goal card lies there, and conducts nothing face down.)"""
-    unseen = [c for c in unread if c not in board and c not in GOAL_CELLS]
-    everything = board.copy()
-    for x, y in unseen:
-        everything.put(Placement(x, y, "cross", 0))
+    tolerate. With cells that could not be read (``unread``), a card is given the doubt
+    (``given_the_doubt``)."""
+    filled = filled_in(board, unread)
     problems = {}
     for p in board.placements():
         if board.shape_at(p.cell).face.kind != "path":
             continue
         reasons = [r for r in _alone(board, p).reasons
                    if not (r.code == "edge-mismatch" and board.shape_at(r.neighbour).face.kind == "goal")]
-        if unseen and any(r.code in UNSEEN_MAY_GIVE for r in reasons):
-            still = {r.code for r in _alone(everything, p).reasons}
-            reasons = [r for r in reasons if r.code not in UNSEEN_MAY_GIVE or r.code in still]
+        if filled is not None:
+            reasons = given_the_doubt(reasons, lambda: _alone(filled, p))
         if reasons:
             problems[p.cell] = [r.message for r in reasons]
     return problems

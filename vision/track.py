@@ -20,7 +20,10 @@ waits another hold.
 
 Commits become events carrying the engine's verdict: a card placed (judged against the
 maze as it was), a card removed (a rockfall), a goal reached by a tunnel, a goal turned
-over.
+over. A card is not called illegal for lacking a way to the start, or a neighbour, that a
+card unseen might give it: one of the first view not read yet, or one this frame reads
+unsurely (``vision.observation.given_the_doubt``); its verdict then holds "as far as the
+cells read show".
 
 A card laid touches the maze: a new card apart from every card of it (held, read, or of the
 first view and not read yet) is a card lying on the table that the lattice lines up with,
@@ -34,13 +37,13 @@ tracker starts over from it as a first view, without verdicts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from engine.board import Board, BoardError, Placement, Verdict
 from engine.catalogue import Catalogue, default_catalogue, neighbours
 
-from .observation import Observation
+from .observation import Observation, filled_in, given_the_doubt
 
 Cell = tuple[int, int]
 Content = tuple[str, int] | None  # (face, rotation), or None for an empty cell
@@ -56,6 +59,7 @@ class TrackEvent:
     placement: Placement | None = None
     verdict: Verdict | None = None
     time: float = 0.0
+    as_far_as_seen: bool = False  # the verdict gave a card the doubt for cells not read
 
     def to_json(self) -> dict:
         out = {"kind": self.kind, "text": self.text, "time": round(self.time, 3)}
@@ -65,6 +69,8 @@ class TrackEvent:
             out["placement"] = self.placement.to_dict()
         if self.verdict is not None:
             out["verdict"] = self.verdict.to_dict()
+        if self.as_far_as_seen:
+            out["as_far_as_seen"] = True
         return out
 
 
@@ -89,6 +95,7 @@ class MazeTracker:
     _unread: set[Cell] = field(default_factory=set)  # cards of the first view not read yet, never seen bare
     _alien_since: dict[Cell, float] = field(default_factory=dict)  # cells read as no maze card, since when
     _at_odds_since: float | None = None  # since when the quiet view contradicts several committed cards
+    _unsure_now: set[Cell] = field(default_factory=set)  # cells this frame reads unsurely
 
     def update(self, seen: Observation, empty: set[Cell], now: float, busy: bool,
                confirm: Confirm | None = None) -> list[TrackEvent]:
@@ -99,6 +106,7 @@ class MazeTracker:
         view: dict[Cell, Content] = {c.cell: (c.face, c.rotation) for c in seen.cards}
         view.update({cell: None for cell in empty})
         unsure = {(u.x, u.y) for u in seen.uncertain}
+        self._unsure_now = unsure
         if busy or any(u.reason == "occluded" for u in seen.uncertain):
             self._candidates.clear()
             # what was still new waits again; what had lain still for a hold (a loose card, a
@@ -246,17 +254,25 @@ class MazeTracker:
                 board.remove(cell)
             except BoardError:
                 return []
-            verdict = board.check(placement)
-            board.put(placement)
-            return [TrackEvent("changed", f"({x},{y}) now reads {placement.face}: "
-                               + ("legal" if verdict.legal else "illegal: " + "; ".join(r.message for r in verdict.reasons)),
-                               cell, placement, verdict, now)]
-        verdict = board.check(placement)
+        verdict, doubted = self._judge(placement)
         growth = board.put(placement)
-        text = f"{'legal' if verdict.legal else 'illegal'}: {placement}" + (
-            "" if verdict.legal else ": " + "; ".join(r.message for r in verdict.reasons))
-        events = [TrackEvent("placed", text, cell, placement, verdict, now)]
+        said = ("legal" if verdict.legal else "illegal") + (" as far as the cells read show" if doubted else "")
+        reasons = "" if verdict.legal else ": " + "; ".join(r.message for r in verdict.reasons)
+        if was is not None:
+            return [TrackEvent("changed", f"({x},{y}) now reads {placement.face}: {said}{reasons}",
+                               cell, placement, verdict, now, doubted)]
+        events = [TrackEvent("placed", f"{said}: {placement}{reasons}", cell, placement, verdict, now, doubted)]
         for goal in growth.pending:
             events.append(TrackEvent("goal-reached", f"a tunnel reaches the goal at ({goal[0]},{goal[1]}): turn it over",
                                      goal, time=now))
         return events
+
+    def _judge(self, placement: Placement) -> tuple[Verdict, bool]:
+        """The engine's verdict on a card about to be laid, given the doubt where cells could
+        not be read; and whether any reason was dropped for them."""
+        verdict = self.board.check(placement)
+        filled = filled_in(self.board, (self._unread | self._unsure_now) - {placement.cell})
+        if filled is None:
+            return verdict, False
+        kept = given_the_doubt(verdict.reasons, lambda: filled.check(placement))
+        return replace(verdict, reasons=tuple(kept)), len(kept) < len(verdict.reasons)

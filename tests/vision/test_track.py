@@ -299,3 +299,25 @@ def test_a_card_laid_beside_a_card_of_the_first_view_not_read_yet_is_a_move():
     card = SeenCard(2, 0, "straight-ew", 0, 0.98)
     events, _ = run(tracker, [(seen(card, uncertain=[unread]), set(), False)] * 12, start=t)
     assert [(e.kind, e.cell) for e in events] == [("placed", (2, 0))]
+    # its way to the start runs through the card not read: given the doubt, not called illegal
+    assert events[0].verdict.legal and events[0].text.startswith("legal as far as the cells read show")
+    assert events[0].to_json()["as_far_as_seen"] is True
+
+
+def test_a_card_whose_way_to_the_start_runs_under_a_card_read_unsurely_is_given_the_doubt_on_that_alone():
+    tracker, t = settled()
+    north = SeenCard(0, 1, "straight-ns", 0, 0.98)
+    events, t = run(tracker, [(seen(north), set(), False)] * 12, start=t)
+    unsure = Unsure(1, 0, "low-confidence")  # a card laid since, read surely in no frame
+    # beside the start's north card, and its only way to the start runs through (1,0)
+    fits = SeenCard(1, 1, "straight-ns", 0, 0.98)
+    events, _ = run(tracker, [(seen(north, fits, uncertain=[unsure]), set(), False)] * 12, start=t)
+    assert [(e.kind, e.cell) for e in events] == [("placed", (1, 1))]
+    assert events[0].verdict.legal and events[0].text.startswith("legal as far as the cells read show")
+    # its west tunnel runs into the rock of the start's north card: that stands
+    tracker, t = settled()
+    events, t = run(tracker, [(seen(north), set(), False)] * 12, start=t)
+    clashes = SeenCard(1, 1, "curve-ne", 180, 0.98)
+    events, _ = run(tracker, [(seen(north, clashes, uncertain=[unsure]), set(), False)] * 12, start=t)
+    assert [r.code for r in events[0].verdict.reasons] == ["edge-mismatch"]
+    assert events[0].text.startswith("illegal as far as the cells read show")
