@@ -237,6 +237,9 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
            lens: float = SceneOptions.barrel, misregister_px: float = 0.0, diagnose: bool = False) -> dict:
     cv2.setNumThreads(1)
     wrong_commits = commits = placements_expected = frames = 0
+    # every card a film lays is legal: a placement committed right but judged illegal is a
+    # player accused wrongly; one judged legal only by the doubt given to cells not read is counted too
+    accused = given_the_doubt = 0
     held = {"right": 0, "wrong": 0, "missing": 0, "boards_right": 0}
     steady: list[float] = []
     confirmations: list[float] = []  # ms each, as the tracker asked
@@ -273,6 +276,8 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
                       and same_card(event.placement.face, event.placement.rotation, truth.face, truth.rotation))
                 laid.discard(event.cell)
                 wrong_commits += not ok
+                accused += ok and not event.verdict.legal
+                given_the_doubt += ok and event.as_far_as_seen
                 if diagnose and not ok:
                     print(f"film {k} frame {i}: wrong commit, {event.kind} {event.cell} "
                           f"{event.placement and (event.placement.face, event.placement.rotation)}, on the table "
@@ -284,6 +289,7 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
     return {
         "videos": count, "frames": frames, "placements_filmed": placements_expected,
         "commits": commits, "wrong_commits": wrong_commits,
+        "right_commits_judged_illegal": accused, "right_commits_judged_as_far_as_seen": given_the_doubt,
         "held_at_end": held,
         "fps_one_core_1080p": round(1 / float(np.median(steady)), 1),
         # a still view keeps its judged lattice: the frames in which something moved cost more
@@ -335,7 +341,9 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
     if v is None:
         return
     print(f"  {v['videos']} filmed games, {v['frames']} frames, {v['placements_filmed']} placements: "
-          f"{v['commits']} commits, {v['wrong_commits']} wrong")
+          f"{v['commits']} commits, {v['wrong_commits']} wrong; of the right ones, "
+          f"{v['right_commits_judged_illegal']} judged illegal (every card laid is legal), "
+          f"{v['right_commits_judged_as_far_as_seen']} judged as far as the cells read show")
     h = v["held_at_end"]
     print(f"  the boards held at the films' ends: {h['boards_right']} of {v['videos']} right; {h['right']} cards "
           f"held right, {h['wrong']} wrongly, {h['missing']} in view not held")
