@@ -284,6 +284,8 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
                     print(f"film {k} frame {i}: wrong commit, {event.kind} {event.cell} "
                           f"{event.placement and (event.placement.face, event.placement.rotation)}, on the table "
                           f"{truth and (truth.face, truth.rotation)}", file=sys.stderr)
+                elif diagnose and not event.verdict.legal:
+                    print(f"film {k} frame {i}: a legal card judged illegal: {event.text}", file=sys.stderr)
         board = _held_against(tracker, video.frames[-1].cells)
         for key, n in board.items():
             held[key] += n

@@ -24,7 +24,7 @@ from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catal
 
 from .classes import tunnel_signature
 from .classify import Classifier
-from .grid import (GOAL_DRIFT, HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, cells_from_goal_places,
+from .grid import (GOAL_COLUMN, GOAL_DRIFT, HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, cells_from_goal_places,
                    fit_lattice, fullest_columns, goals_a_row_apart, is_goal, map_cell, maze_readings, moved_crop,
                    pin_cells, refit_pinned, start_places)
 from .observation import Observation, SeenCard, Unsure
@@ -716,18 +716,7 @@ class Pipeline:
         starts = [c for c, r in sure.items() if r.face == "start"]
         found, at, hidden = {}, {}, []
         if not starts and sum(is_goal(r.face) for r in sure.values()) < len(GOAL_CELLS):
-            known = [c for c, r in sure.items() if is_goal(r.face)]
-            found, at = self._goals_around(frame, lattice, known)
-            # The goals lie in one column (along the lattice's y, either way round), two
-            # cells apart: beside a goal found, the others are looked for as closely as on
-            # the goal places. Around the maze the search steps half a cell across, where a
-            # far card, foreshortened and off a drifting lattice, may read surely only in
-            # between (printed bench photo 151: one of three goal backs in plain view read).
-            goals = set(known) | set(found)
-            if 0 < len(goals) < len(GOAL_CELLS):
-                column = {(x, y + d) for x, y in goals for d in (-4, -2, 2, 4)} - goals - set(sure)
-                more, more_at = self._find_cards(frame, lattice, sorted(column), is_goal, BESIDE_SEARCH)
-                found, at = found | more, at | more_at
+            found, at = self._goals_about(frame, lattice, sure)
         if len(starts) == 1:
             sx, sy = starts[0]
             places = [(sx + turn * gx, sy + turn * gy) for turn in (1, -1) for gx, gy in GOAL_CELLS]
@@ -843,14 +832,20 @@ class Pipeline:
     def _readings_to_anchor(self, frame: np.ndarray, fit: Lattice) -> tuple[Lattice, dict, dict, list]:
         """``_anchor_readings`` of the fitted lattice; where they leave the frame unknown with
         three goal cards found in a row, those of the lattice pinned to them as the goal
-        column (``_pinned_to_goal_column``). The lattice read, then the readings."""
+        column (``_pinned_to_goal_column``), and where they hold the start and no goal card,
+        those of the lattice pinned to the goal cards found further off
+        (``_pinned_to_goals_afar``). The lattice read, then the readings."""
         try:
-            return fit, *self._anchor_readings(frame, fit)
+            anchoring = self._anchor_readings(frame, fit)
         except FrameUnknown as exc:
             pinned = self._pinned_to_goal_column(frame, fit, exc.goals)
             if pinned is None:
                 raise
             return pinned, *self._anchor_readings(frame, pinned)
+        pinned = self._pinned_to_goals_afar(frame, fit, anchoring[0])
+        if pinned is not None:
+            return pinned, *self._anchor_readings(frame, pinned)
+        return fit, *anchoring
 
     def _bare_in_view(self, frame: np.ndarray, lattice: Lattice, places: list[Cell]) -> bool:
         """Whether these cells lie wholly in the frame and all read surely as bare table."""
@@ -973,6 +968,23 @@ class Pipeline:
                                          GOAL_SEARCH_ACROSS)
         return found | more, at | more_at
 
+    def _goals_about(self, frame: np.ndarray, lattice: Lattice, sure: Mapping[Cell, object]) -> tuple[dict, dict]:
+        """The goal cards found about the maze (``_goals_around``) besides those among the
+        ``sure`` readings, and then beside each: the goals lie in one column (along the
+        lattice's y, either way round), two cells apart, and beside a goal found the others
+        are looked for as closely as on the goal places. Around the maze the search steps
+        half a cell across, where a far card, foreshortened and off a drifting lattice, may
+        read surely only in between (printed bench photo 151: one of three goal backs in
+        plain view read). As ``_find_cards`` answers."""
+        known = [c for c, r in sure.items() if is_goal(r.face)]
+        found, at = self._goals_around(frame, lattice, known)
+        goals = set(known) | set(found)
+        if 0 < len(goals) < len(GOAL_CELLS):
+            column = {(x, y + d) for x, y in goals for d in (-4, -2, 2, 4)} - goals - set(sure)
+            more, more_at = self._find_cards(frame, lattice, sorted(column), is_goal, BESIDE_SEARCH)
+            found, at = found | more, at | more_at
+        return found, at
+
     def _goals_around(self, frame: np.ndarray, lattice: Lattice, known: list[Cell]) -> tuple[dict, dict]:
         """Goal cards on the cells within GOAL_REACH of the maze, read at AROUND_STEPS (so each
         card is read within a quarter of a cell of its middle across and an eighth along),
@@ -1051,6 +1063,57 @@ class Pipeline:
         if not fits or (len(fits) > 1 and fits[0][1] - fits[1][1] < PIN_SUPPORT_MARGIN):
             return None
         return fits[0][0]
+
+    def _pinned_to_goals_afar(self, frame: np.ndarray, lattice: Lattice,
+                              readings: Mapping[Cell, object]) -> Lattice | None:
+        """With the start read and no goal card found on the goal places either way round
+        (``readings``: the anchoring's, in the fit's frame), the lattice pinned to three goal
+        cards found anywhere about the maze (``_goals_around``, and beside those found) in a
+        column on one side of the start, as the goal column eight cells from it, where its
+        cells then read them surely and the start's its card; None otherwise. Without a goal
+        card the maze's shape alone says which way it runs (``anchor``), and a lattice fitted on a small
+        maze with its perspective off can put the goals two cells or more from their places
+        (4:3 photo 1371: the goals in plain view, 5.5 of the lattice's cells from the start
+        instead of 8, and the frame turned half a turn)."""
+        starts = [c for c, r in readings.items() if r.face == "start"]
+        if len(starts) != 1 or any(is_goal(r.face) for r in readings.values()):
+            return None
+        (sx, sy), = starts
+        found, at = self._goals_around(frame, lattice, [])
+        if 0 < len(found) < len(GOAL_CELLS):
+            # beside a goal found, the others two and four cells along its column, looked
+            # for as on the goal places: the lattice's scale may be off out there
+            column = {(x, y + d) for x, y in found for d in (-4, -2, 2, 4)} - set(found) - set(readings)
+            more, more_at = self._find_goals(frame, lattice, sorted(column))
+            found, at = found | more, at | more_at
+        # one card may be found from two cells (a lattice off by half a cell out there): one
+        # goal card per spot, where it reads surest
+        spots: dict[Cell, np.ndarray] = {}
+        for c in sorted(found, key=lambda c: -found[c].confidence):
+            point = at.get(c, lattice.centre(c))
+            if all(np.hypot(*np.subtract(lattice.point_at(point), lattice.point_at(p))) > 0.75 for p in spots.values()):
+                spots[tuple(int(round(v)) for v in lattice.point_at(point))] = point
+        # two or three goal cards, in a column on one side of the start two cells or more
+        # from it, on the rows of the goal places by the start's (one alone may be a card
+        # lying loose, and says nothing of where the column runs)
+        goals = sorted(spots, key=lambda c: c[1])
+        points = [spots[c] for c in goals]
+        rows = [y - sy for _, y in goals]
+        columns = [x for x, _ in goals]
+        if not (2 <= len(goals) <= len(GOAL_CELLS) and set(rows) <= {-2, 0, 2} and len(set(rows)) == len(rows)
+                and max(columns) - min(columns) <= 1 and (min(columns) - sx >= 2 or sx - max(columns) >= 2)
+                and (len(goals) < len(GOAL_CELLS) or _goal_column(goals, points))):
+            return None
+        side = 1 if columns[0] > sx else -1
+        places = [(sx + side * GOAL_COLUMN, y) for _, y in goals]
+        pinned = refit_pinned(frame, lattice, dict(zip(places, points)))
+        if pinned is None:
+            return None
+        check = self.classifier.classify(cell_crops(frame, pinned[0], places + [(sx, sy)], CROP))
+        if not (all(_sure(r) and is_goal(r.face) for r in check[:-1]) and _sure(check[-1])
+                and check[-1].face == "start"):
+            return None
+        return pinned[0]
 
     def _pin_goals_left(self, frame: np.ndarray, lattice: Lattice) -> Lattice:
         """The lattice with the goal cards found on the goal places it holds no card on,
