@@ -21,9 +21,10 @@ waits another hold.
 Commits become events carrying the engine's verdict: a card placed (judged against the
 maze as it was), a card removed (a rockfall), a goal reached by a tunnel, a goal turned
 over. A card is not called illegal for lacking a way to the start, or a neighbour, that a
-card unseen might give it: one of the first view not read yet, or one this frame reads
-unsurely (``vision.observation.given_the_doubt``); its verdict then holds "as far as the
-cells read show".
+card the tracker does not hold might give it: one of the first view not read yet, one this
+frame reads unsurely, or one laid just before and not held still long enough yet
+(``vision.observation.given_the_doubt``); its verdict then holds "as far as the cells read
+show".
 
 A card laid touches the maze: a new card apart from every card of it (held, read, or of the
 first view and not read yet) is a card lying on the table that the lattice lines up with,
@@ -95,7 +96,8 @@ class MazeTracker:
     _unread: set[Cell] = field(default_factory=set)  # cards of the first view not read yet, never seen bare
     _alien_since: dict[Cell, float] = field(default_factory=dict)  # cells read as no maze card, since when
     _at_odds_since: float | None = None  # since when the quiet view contradicts several committed cards
-    _unsure_now: set[Cell] = field(default_factory=set)  # cells this frame reads unsurely
+    # cells this frame reads unsurely, or reads a card on that is not held yet
+    _unsettled: set[Cell] = field(default_factory=set)
 
     def update(self, seen: Observation, empty: set[Cell], now: float, busy: bool,
                confirm: Confirm | None = None) -> list[TrackEvent]:
@@ -106,7 +108,6 @@ class MazeTracker:
         view: dict[Cell, Content] = {c.cell: (c.face, c.rotation) for c in seen.cards}
         view.update({cell: None for cell in empty})
         unsure = {(u.x, u.y) for u in seen.uncertain}
-        self._unsure_now = unsure
         if busy or any(u.reason == "occluded" for u in seen.uncertain):
             self._candidates.clear()
             # what was still new waits again; what had lain still for a hold (a loose card, a
@@ -130,6 +131,7 @@ class MazeTracker:
             for cell in [c for c in self._candidates if held_back(c)]:
                 del self._candidates[cell]
         committed = {} if self.board is None else {p.cell: (p.face, p.rotation) for p in self.board.placements()}
+        self._unsettled = unsure | (read - set(committed))
         ready: dict[Cell, Content] = {}
         for cell, content in view.items():
             if committed.get(cell) == content:
@@ -271,7 +273,7 @@ class MazeTracker:
         """The engine's verdict on a card about to be laid, given the doubt where cells could
         not be read; and whether any reason was dropped for them."""
         verdict = self.board.check(placement)
-        filled = filled_in(self.board, (self._unread | self._unsure_now) - {placement.cell})
+        filled = filled_in(self.board, (self._unread | self._unsettled) - {placement.cell})
         if filled is None:
             return verdict, False
         kept = given_the_doubt(verdict.reasons, lambda: filled.check(placement))

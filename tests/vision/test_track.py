@@ -321,3 +321,22 @@ def test_a_card_whose_way_to_the_start_runs_under_a_card_read_unsurely_is_given_
     events, _ = run(tracker, [(seen(north, clashes, uncertain=[unsure]), set(), False)] * 12, start=t)
     assert [r.code for r in events[0].verdict.reasons] == ["edge-mismatch"]
     assert events[0].text.startswith("illegal as far as the cells read show")
+
+
+def test_a_card_whose_way_to_the_start_runs_through_a_card_not_held_yet_is_given_the_doubt():
+    tracker, t = settled()
+    inner, outer = SeenCard(1, 0, "straight-ew", 0, 0.98), SeenCard(2, 0, "straight-ew", 0, 0.98)
+    refused = []
+
+    def confirm(cards):  # the inner card does not read so again the first time it is asked
+        if (1, 0) in cards and not refused:
+            refused.append((1, 0))
+            return set(cards) - {(1, 0)}
+        return set(cards)
+
+    events = []
+    for _ in range(20):
+        events += tracker.update(seen(inner, outer), set(), t, False, confirm=confirm)
+        t += 0.1
+    assert [(e.kind, e.cell) for e in events] == [("placed", (2, 0)), ("placed", (1, 0))]
+    assert events[0].verdict.legal and events[0].as_far_as_seen and events[1].verdict.legal
