@@ -1066,8 +1066,8 @@ class Pipeline:
 
     def _pinned_to_goals_afar(self, frame: np.ndarray, lattice: Lattice,
                               readings: Mapping[Cell, object]) -> Lattice | None:
-        """With the start read and no goal card found on the goal places either way round
-        (``readings``: the anchoring's, in the fit's frame), the lattice pinned to three goal
+        """With the start read and no goal card found on or near the goal places either way
+        round (``readings``: the anchoring's, in the fit's frame), the lattice pinned to three goal
         cards found anywhere about the maze (``_goals_around``, and beside those found) in a
         column on one side of the start, as the goal column eight cells from it, where its
         cells then read them surely and the start's its card; None otherwise. Without a goal
@@ -1076,9 +1076,14 @@ class Pipeline:
         (4:3 photo 1371: the goals in plain view, 5.5 of the lattice's cells from the start
         instead of 8, and the frame turned half a turn)."""
         starts = [c for c, r in readings.items() if r.face == "start"]
-        if len(starts) != 1 or any(is_goal(r.face) for r in readings.values()):
+        if len(starts) != 1:
             return None
         (sx, sy), = starts
+        # a goal read within GOAL_DRIFT of a goal place, either way round, decides the frame
+        # (``anchor``); one read elsewhere is another card misread
+        if any(cells_from_goal_places((turn * (x - sx), turn * (y - sy))) <= GOAL_DRIFT
+               for (x, y), r in readings.items() if is_goal(r.face) for turn in (1, -1)):
+            return None
         found, at = self._goals_around(frame, lattice, [])
         if 0 < len(found) < len(GOAL_CELLS):
             # beside a goal found, the others two and four cells along its column, looked
@@ -1087,25 +1092,36 @@ class Pipeline:
             more, more_at = self._find_goals(frame, lattice, sorted(column))
             found, at = found | more, at | more_at
         # one card may be found from two cells (a lattice off by half a cell out there): one
-        # goal card per spot, where it reads surest
-        spots: dict[Cell, np.ndarray] = {}
+        # goal card per spot, where it reads surest (in the lattice's cells, unrounded)
+        spots: list[tuple[np.ndarray, np.ndarray]] = []
         for c in sorted(found, key=lambda c: -found[c].confidence):
             point = at.get(c, lattice.centre(c))
-            if all(np.hypot(*np.subtract(lattice.point_at(point), lattice.point_at(p))) > 0.75 for p in spots.values()):
-                spots[tuple(int(round(v)) for v in lattice.point_at(point))] = point
-        # two or three goal cards, in a column on one side of the start two cells or more
-        # from it, on the rows of the goal places by the start's (one alone may be a card
-        # lying loose, and says nothing of where the column runs)
-        goals = sorted(spots, key=lambda c: c[1])
-        points = [spots[c] for c in goals]
-        rows = [y - sy for _, y in goals]
-        columns = [x for x, _ in goals]
-        if not (2 <= len(goals) <= len(GOAL_CELLS) and set(rows) <= {-2, 0, 2} and len(set(rows)) == len(rows)
-                and max(columns) - min(columns) <= 1 and (min(columns) - sx >= 2 or sx - max(columns) >= 2)
-                and (len(goals) < len(GOAL_CELLS) or _goal_column(goals, points))):
+            spot = np.array(lattice.point_at(point))
+            if all(np.hypot(*(spot - other)) > 0.75 for other, _ in spots):
+                spots.append((spot, point))
+        # two or three goal cards in a column (a card misread as a goal elsewhere is left
+        # out: the column holding the most of them), on one side of the start two cells or
+        # more from it; one alone may be a card lying loose. Three take the goal places in
+        # the order of their rows, two the places nearest their rows by the start's.
+        columns = {tuple(i for i, (q, _) in enumerate(spots) if x <= q[0] <= x + 1) for (x, _), _ in spots}
+        most = max(map(len, columns), default=0)
+        if not 2 <= most <= len(GOAL_CELLS) or sum(len(column) == most for column in columns) != 1:
             return None
-        side = 1 if columns[0] > sx else -1
-        places = [(sx + side * GOAL_COLUMN, y) for _, y in goals]
+        goals = sorted((spots[i] for i in next(c for c in columns if len(c) == most)), key=lambda s: s[0][1])
+        across = [q[0] - sx for q, _ in goals]
+        if not (min(across) >= 2 or max(across) <= -2):
+            return None
+        points = [p for _, p in goals]
+        if len(goals) == len(GOAL_CELLS):
+            if not _goal_column([(int(round(q[0])), int(round(q[1]))) for q, _ in goals], points):
+                return None
+            rows = [-2, 0, 2]
+        else:
+            rows = [2 * int(round((q[1] - sy) / 2)) for q, _ in goals]
+            if len(set(rows)) < len(rows) or not set(rows) <= {-2, 0, 2}:
+                return None
+        side = 1 if across[0] > 0 else -1
+        places = [(sx + side * GOAL_COLUMN, sy + row) for row in rows]
         pinned = refit_pinned(frame, lattice, dict(zip(places, points)))
         if pinned is None:
             return None
