@@ -215,6 +215,13 @@ STRAIGHTENED_PLAUSIBLE = (0.65, 0.25)
 STRAIGHTENED = ("the maze was not found or read weakly in the picture as taken, so it was read straightened as from a "
                 "wide-angle lens; a fixed camera can have its own lens measured (calibrate-table with photos of the "
                 "marker sheet)")
+# With no goal card read, which way the maze runs is the maze's shape's guess (it grows from
+# the start toward the goals): right on most photos, but the goals out of the frame or under
+# an arm, a maze grown back past the start turns it half a turn (drawn photo 1341). The
+# user is told; the rules' verdicts on the cards read are the same either way round.
+DIRECTION_GUESSED = ("no goal card was read, so which way the maze runs was judged from its shape (it grows toward "
+                     "the goals): every cell may be named turned half a turn about the start; the verdicts on the "
+                     "cards read are the same either way")
 # What a picture without colour costs (the skin test goes by colour): the user is told.
 NO_COLOUR = ("the picture has no colour (a black-and-white photo, a webcam's night mode): a hand over the maze "
              "cannot be told from the cards, and a card under one may be misread")
@@ -277,6 +284,24 @@ def _add_goals_found(observation: Observation, lattice: Lattice, readings: Mappi
     places = _unread_goal_places(observation, lattice)
     _add_found(observation, [SeenCard(cell[0], cell[1], face, rotation, confidence[cell])
                              for cell, (face, rotation) in maze_readings(lattice, goals).items() if cell in places])
+
+
+def _goal_near_places(readings: Mapping[Cell, object], start: Cell) -> bool:
+    """Whether a goal card is among these readings (in the fit's frame) within GOAL_DRIFT of
+    a goal place, either way round from the start: it decides which way the maze runs
+    (``anchor``); one read elsewhere is another card misread."""
+    sx, sy = start
+    return any(cells_from_goal_places((turn * (x - sx), turn * (y - sy))) <= GOAL_DRIFT
+               for (x, y), r in readings.items() if is_goal(r.face) for turn in (1, -1))
+
+
+def _direction_from_shape(readings: Mapping[Cell, object], observation: Observation | None = None) -> bool:
+    """Whether the anchoring's readings leave the maze's shape alone to say which way it
+    runs (the start read, no goal card near the goal places), and the observation, when
+    given, reads no goal card either (a goal card is read only on its place)."""
+    starts = [c for c, r in readings.items() if r.face == "start"]
+    return (len(starts) == 1 and not _goal_near_places(readings, starts[0])
+            and (observation is None or not any(is_goal(c.face) for c in observation.cards)))
 
 
 def _unread_goal_places(observation: Observation, lattice: Lattice) -> list[Cell]:
@@ -435,6 +460,7 @@ class Pipeline:
     _recentre_due: bool = False  # something moved since the tracked lattice was last centred on the cards
     _goals_judged: Lattice | None = None  # the tracked lattice the goal cards were last looked for on
     _goals_found: dict = field(default_factory=dict)  # goal place -> the reading found there
+    _direction_guessed: bool = False  # the tracked lattice was anchored with no goal card read, and none read since
 
     def __post_init__(self) -> None:
         self.classifier.restrict_to(game_faces(self.catalogue, self.game))
@@ -492,6 +518,8 @@ class Pipeline:
             return Observation(error="the card lattice does not line up with the cards: the cells the grid "
                                      "sees cards on do not read as maze cards"), 0.0
         _add_goals_found(observation, lattice, readings)
+        if _direction_from_shape(readings, observation):
+            observation.warnings.append(DIRECTION_GUESSED)
         return observation, sure
 
     # ------------------------------------------------------------------ video
@@ -522,6 +550,7 @@ class Pipeline:
                 if pinned is not lattice:
                     self._tracker.keep(pinned)
                 lattice = self._tracker.set_anchor(readings, start_hidden_at)
+                self._direction_guessed = _direction_from_shape(readings)
         except (GridError, TableError) as exc:
             self._tracker.forget()
             observation = Observation(width=frame.shape[1], height=frame.shape[0], error=str(exc),
@@ -560,6 +589,10 @@ class Pipeline:
         done = time.perf_counter()
         if looked:
             self.timings["second look"] = (done - moved) * 1e3
+        # a goal card read on its place in the frame guessed says it was guessed right
+        self._direction_guessed = self._direction_guessed and not any(is_goal(c.face) for c in observation.cards)
+        if self._direction_guessed:
+            observation.warnings.append(DIRECTION_GUESSED)
         if grey:
             observation.warnings.insert(0, NO_COLOUR)
         observation.ms = (done - started) * 1e3
@@ -1075,15 +1108,9 @@ class Pipeline:
         maze with its perspective off can put the goals two cells or more from their places
         (4:3 photo 1371: the goals in plain view, 5.5 of the lattice's cells from the start
         instead of 8, and the frame turned half a turn)."""
-        starts = [c for c, r in readings.items() if r.face == "start"]
-        if len(starts) != 1:
+        if not _direction_from_shape(readings):
             return None
-        (sx, sy), = starts
-        # a goal read within GOAL_DRIFT of a goal place, either way round, decides the frame
-        # (``anchor``); one read elsewhere is another card misread
-        if any(cells_from_goal_places((turn * (x - sx), turn * (y - sy))) <= GOAL_DRIFT
-               for (x, y), r in readings.items() if is_goal(r.face) for turn in (1, -1)):
-            return None
+        sx, sy = next(c for c, r in readings.items() if r.face == "start")
         found, at = self._goals_around(frame, lattice, [])
         if 0 < len(found) < len(GOAL_CELLS):
             # beside a goal found, the others two and four cells along its column, looked

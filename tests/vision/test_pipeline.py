@@ -18,7 +18,7 @@ from vision.classify import Classifier
 from vision.grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, is_goal, map_cell, refit_pinned,
                          translation)
 from vision.observation import Unsure
-from vision.pipeline import IN_VIEW, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline
+from vision.pipeline import DIRECTION_GUESSED, IN_VIEW, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline
 from vision.scenes import SceneOptions, table_scene
 
 SIZE = (1280, 720)
@@ -363,6 +363,18 @@ def test_with_the_start_read_the_goals_found_far_off_the_goal_places_pin_the_lat
     assert observation.error is None
     assert sorted(c.cell for c in observation.cards if c.cell in GOAL_CELLS) == sorted(GOAL_CELLS)
     assert all(c.cell in s.cells and right(c, s.cells[c.cell], pipeline.catalogue) for c in observation.cards)
+
+
+def test_a_maze_whose_goal_cards_are_not_in_view_is_read_with_a_warning_that_its_direction_is_guessed(pipeline):
+    s = scene(41)
+    no_goals = np.ascontiguousarray(s.image[:, :440])  # the goal cards out of the frame
+    observation = pipeline.observe(no_goals)
+    assert observation.error is None and DIRECTION_GUESSED in observation.warnings
+    assert DIRECTION_GUESSED not in pipeline.observe(s.image).warnings
+    video = Pipeline(pipeline.classifier)
+    assert DIRECTION_GUESSED in video.step(no_goals).observation.warnings
+    # the whole view (fitted afresh): the goal cards read
+    assert all(DIRECTION_GUESSED not in video.step(s.image).observation.warnings for _ in range(3))
 
 
 def test_a_fixed_camera_pins_its_lattice_to_the_goal_column_as_a_photo_does(monkeypatch):
