@@ -67,7 +67,7 @@ from engine.catalogue import default_catalogue
 from vision.classes import is_half_turn_symmetric
 from vision.classify import DEFAULT_MODEL, Classifier
 from vision.grid import Lattice
-from vision.pipeline import STRAIGHTENED, Pipeline, Step
+from vision.pipeline import DIRECTION_GUESSED, STRAIGHTENED, Pipeline, Step
 from vision.printed import PrintedDeck, PrintedDeckError
 from vision.scenes import SceneOptions, marker_sheet_photo, table_scene, table_video
 from vision.track import MazeTracker
@@ -119,6 +119,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
     straightened = dict.fromkeys(("photos", "right", "in_view_right", "wrong", "where_none_lies",
                                   "boards_right_as_far_as_seen", "framed_off"), 0)
     readable = readable_right = readable_wrong = hidden = hidden_read = 0
+    guessed = guessed_off = 0  # photos read with their direction judged from the maze's shape, and of those framed off
     photo_ms = []
     for k in indices:
         scene = first if k == indices[0] else table_scene(np.random.default_rng(SEED + k), size=size,
@@ -177,6 +178,9 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         boards_right_seen += seen_ok and not spurious
         shift = _frame_shift(read, scene.cells)
         framed_off += shift is not None
+        if DIRECTION_GUESSED in observation.warnings:
+            guessed += 1
+            guessed_off += shift is not None
         if STRAIGHTENED in observation.warnings:
             now = (1, right, readable_right, wrong, extra, boards_right_seen, framed_off)
             straightened = {key: total + a - b for (key, total), a, b in zip(straightened.items(), now, tallied)}
@@ -185,7 +189,8 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
             print(f"photo {k}: {len(scene.cells)} cards, {r} right, {a} abstained ({unread_in_view} in view), "
                   f"{w} wrong, {x} read where none lies, {observation.ms:.0f} ms"
                   + (f", frame {shift}" if shift else "")
-                  + (", read straightened" if STRAIGHTENED in observation.warnings else ""), file=sys.stderr)
+                  + (", read straightened" if STRAIGHTENED in observation.warnings else "")
+                  + (", direction guessed" if DIRECTION_GUESSED in observation.warnings else ""), file=sys.stderr)
     count = len(indices)
     return {
         "scenes": count, "cards": cards,
@@ -207,6 +212,9 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         # the photos with no maze found, or read weakly, as taken, read straightened as from a wide
         # lens: how many, and what they add to the figures (their cards read right, in view too...)
         "read_straightened": straightened,
+        # the photos whose direction the maze's shape alone judged (no goal card read; they
+        # carry a warning), and how many of them were framed off
+        "direction_guessed": {"photos": guessed, "framed_off": guessed_off},
         "cold_single_photo_ms": round(cold_ms, 1),
         "photo_ms_median": round(float(np.median(photo_ms)), 1),
         "photo_ms_p90": round(float(np.percentile(photo_ms, 90)), 1),
@@ -340,6 +348,10 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
                   f"straightened as from a wide lens: {s['right']} cards right ({s['in_view_right']} in view), "
                   f"{s['wrong']} wrongly, {s['where_none_lies']} where none lies; "
                   f"{s['boards_right_as_far_as_seen']} boards right as far as seen, {s['framed_off']} framed off")
+        g = p["direction_guessed"]
+        if g["photos"]:
+            print(f"  {g['photos']} photos read with a warning that no goal card was read and the maze's direction "
+                  f"was judged from its shape: {g['framed_off']} of them framed off")
         print(f"  cold single photo {p['cold_single_photo_ms']:.0f} ms; photos: median {p['photo_ms_median']:.0f} ms, "
               f"90th percentile {p['photo_ms_p90']:.0f} ms, slowest {p['photo_ms_max']:.0f} ms")
     if v is None:
