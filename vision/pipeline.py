@@ -24,9 +24,9 @@ from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catal
 
 from .classes import tunnel_signature
 from .classify import Classifier
-from .grid import (GOAL_COLUMN, GOAL_DRIFT, HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops, cells_from_goal_places,
-                   fit_lattice, fullest_columns, goals_a_row_apart, is_goal, map_cell, maze_readings, moved_crop,
-                   pin_cells, refit_pinned, start_places)
+from .grid import (GOAL_COLUMN, GOAL_DRIFT, HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops,
+                   cells_from_goal_places, fit_lattice, fullest_columns, goals_a_row_apart, is_goal, map_cell,
+                   maze_readings, moved_crop, pin_cells, refit_pinned, start_places)
 from .observation import Observation, SeenCard, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -749,7 +749,18 @@ class Pipeline:
         starts = [c for c, r in sure.items() if r.face == "start"]
         found, at, hidden = {}, {}, []
         if not starts and sum(is_goal(r.face) for r in sure.values()) < len(GOAL_CELLS):
-            found, at = self._goals_about(frame, lattice, sure)
+            known = [c for c, r in sure.items() if is_goal(r.face)]
+            found, at = self._goals_around(frame, lattice, known)
+            # The goals lie in one column (along the lattice's y, either way round), two
+            # cells apart: beside a goal found, the others are looked for as closely as on
+            # the goal places. Around the maze the search steps half a cell across, where a
+            # far card, foreshortened and off a drifting lattice, may read surely only in
+            # between (printed bench photo 151: one of three goal backs in plain view read).
+            goals = set(known) | set(found)
+            if 0 < len(goals) < len(GOAL_CELLS):
+                column = {(x, y + d) for x, y in goals for d in (-4, -2, 2, 4)} - goals - set(sure)
+                more, more_at = self._find_cards(frame, lattice, sorted(column), is_goal, BESIDE_SEARCH)
+                found, at = found | more, at | more_at
         if len(starts) == 1:
             sx, sy = starts[0]
             places = [(sx + turn * gx, sy + turn * gy) for turn in (1, -1) for gx, gy in GOAL_CELLS]
@@ -1000,23 +1011,6 @@ class Pipeline:
         more, more_at = self._find_cards(frame, lattice, [c for c in places if c not in found], is_goal,
                                          GOAL_SEARCH_ACROSS)
         return found | more, at | more_at
-
-    def _goals_about(self, frame: np.ndarray, lattice: Lattice, sure: Mapping[Cell, object]) -> tuple[dict, dict]:
-        """The goal cards found about the maze (``_goals_around``) besides those among the
-        ``sure`` readings, and then beside each: the goals lie in one column (along the
-        lattice's y, either way round), two cells apart, and beside a goal found the others
-        are looked for as closely as on the goal places. Around the maze the search steps
-        half a cell across, where a far card, foreshortened and off a drifting lattice, may
-        read surely only in between (printed bench photo 151: one of three goal backs in
-        plain view read). As ``_find_cards`` answers."""
-        known = [c for c, r in sure.items() if is_goal(r.face)]
-        found, at = self._goals_around(frame, lattice, known)
-        goals = set(known) | set(found)
-        if 0 < len(goals) < len(GOAL_CELLS):
-            column = {(x, y + d) for x, y in goals for d in (-4, -2, 2, 4)} - goals - set(sure)
-            more, more_at = self._find_cards(frame, lattice, sorted(column), is_goal, BESIDE_SEARCH)
-            found, at = found | more, at | more_at
-        return found, at
 
     def _goals_around(self, frame: np.ndarray, lattice: Lattice, known: list[Cell]) -> tuple[dict, dict]:
         """Goal cards on the cells within GOAL_REACH of the maze, read at AROUND_STEPS (so each
