@@ -216,9 +216,9 @@ STRAIGHTENED = ("the maze was not found or read weakly in the picture as taken, 
                 "wide-angle lens; a fixed camera can have its own lens measured (calibrate-table with photos of the "
                 "marker sheet)")
 # With no goal card read, which way the maze runs is the maze's shape's guess (it grows from
-# the start toward the goals): right on most photos, but the goals out of the frame or under
-# an arm, a maze grown back past the start turns it half a turn (drawn photo 1341). The
-# user is told; the rules' verdicts on the cards read are the same either way round.
+# the start toward the goals): right on most photos, but with the goals out of the frame or
+# under an arm, a maze grown back past the start is read turned half a turn (drawn photo
+# 1341). The user is told; the rules' verdicts on the cards read are the same either way.
 DIRECTION_GUESSED = ("no goal card was read, so which way the maze runs was judged from its shape (it grows toward "
                      "the goals): every cell may be named turned half a turn about the start; the verdicts on the "
                      "cards read are the same either way")
@@ -1094,14 +1094,14 @@ class Pipeline:
     def _pinned_to_goals_afar(self, frame: np.ndarray, lattice: Lattice,
                               readings: Mapping[Cell, object]) -> Lattice | None:
         """With the start read and no goal card found on or near the goal places either way
-        round (``readings``: the anchoring's, in the fit's frame), the lattice pinned to three goal
-        cards found anywhere about the maze (``_goals_around``, and beside those found) in a
-        column on one side of the start, as the goal column eight cells from it, where its
-        cells then read them surely and the start's its card; None otherwise. Without a goal
-        card the maze's shape alone says which way it runs (``anchor``), and a lattice fitted on a small
-        maze with its perspective off can put the goals two cells or more from their places
-        (4:3 photo 1371: the goals in plain view, 5.5 of the lattice's cells from the start
-        instead of 8, and the frame turned half a turn)."""
+        round (``readings``: the anchoring's, in the fit's frame), the lattice pinned to two or
+        three goal cards found anywhere about the maze (``_goals_around``, and beside those
+        found) in a column on one side of the start, as the goal column eight cells from it,
+        where its cells then read them surely and the start's its card; None otherwise.
+        Without a goal card the maze's shape alone says which way it runs (``anchor``), and a
+        lattice fitted on a small maze with its perspective off can put the goals two cells
+        or more from their places (4:3 photo 1371: the goals in plain view, 5.5 of the
+        lattice's cells from the start instead of 8, and the frame turned half a turn)."""
         if not _direction_from_shape(readings):
             return None
         sx, sy = next(c for c, r in readings.items() if r.face == "start")
