@@ -28,7 +28,8 @@
   reads the photos with another (seeded) draw of the card-edge pairs the vanishing points
   come from, to see how much a reading hinges on it; ``--first K`` takes the photos from
   number K on: the bench's own 200 have been looked into, one by one, while the pipeline
-  was mended, and photos from 1000 on never have (a check that the mending generalises);
+  was mended, and photos from 1000 on had not been until Session 49 (a check that the
+  mending generalises);
 * videos: games filmed at 1080p by a fixed camera, hands bringing each card in; every
   frame goes through the pipeline and the tracker: commits that do not match the truth
   (wrong commits, the target is zero: a card read wrongly, a card removed that is not, a
@@ -385,7 +386,7 @@ def main() -> int:
     parser.add_argument("--videos", type=int, default=30)
     parser.add_argument("--first", type=int, default=0, metavar="K",
                         help="the photos from number K on (default 0: the bench's own 200); photos from 1000 on "
-                             "were never looked at while the pipeline was mended")
+                             "had not been looked into while the pipeline was mended, until Session 49")
     parser.add_argument("--model", default=str(DEFAULT_MODEL))
     parser.add_argument("--scans", help="also lay the tables out of a printed deck: a folder of card scans "
                                         "with a manifest.json (the base game's faces)")
