@@ -299,6 +299,8 @@ class VisionFeed(TableFeed):
             self._set_status("stopped", f"{self.label} is stopped")
 
     def _look(self, picture: _Picture) -> None:
+        from vision.pipeline import DIRECTION_GUESSED
+
         self._refresh_game_view()
         if self._status.state == "searching" and picture.time - self._searched_at < 1 / SEARCH_FPS:
             self._publish(picture.image)
@@ -311,8 +313,13 @@ class VisionFeed(TableFeed):
         for warning in warnings:
             if warning not in self._status.warnings:  # logged as they arise, not every frame
                 log.warning("%s: %s", self.label, warning)
-        self._watch_lattice(step, picture.time)
-        for event in self._tracker.update(step.observation, step.empty, picture.time, step.busy,
+        # With no goal card read, only the maze's shape said which way it runs (the pipeline
+        # warns): a card reported now could land on the cell mirrored through the start, so
+        # nothing is committed until a goal card is read, and the grid is fitted again (the
+        # goals may have come into view where a turned frame would never read them)
+        guessed = DIRECTION_GUESSED in warnings
+        self._watch_lattice(step, picture.time, guessed)
+        for event in self._tracker.update(step.observation, step.empty, picture.time, step.busy or guessed,
                                           confirm=partial(self._pipeline.confirmed, step)):
             self._commit(event)
         if step.observation.error:
@@ -321,10 +328,10 @@ class VisionFeed(TableFeed):
             self._set_status("watching", f"{self.label} is watching the maze", warnings)
         self._publish(step.frame, step.lattice, step.observation)
 
-    def _watch_lattice(self, step, now: float) -> None:
+    def _watch_lattice(self, step, now: float, guessed: bool = False) -> None:
         maze = step.lattice.cells if step.lattice is not None else frozenset()
-        unreadable = not step.busy and any(u.reason == "off-cell" or (u.reason in UNREADABLE and (u.x, u.y) in maze)
-                                           for u in step.observation.uncertain)
+        unreadable = not step.busy and (guessed or any(
+            u.reason == "off-cell" or (u.reason in UNREADABLE and (u.x, u.y) in maze) for u in step.observation.uncertain))
         if not unreadable:
             self._unreadable_since = None
         elif self._unreadable_since is None:

@@ -31,7 +31,7 @@ from companion_web.vision_feed import (
 )
 from engine.board import Board, Placement
 from vision.capture import ReconnectPolicy, open_source
-from vision.pipeline import NO_COLOUR
+from vision.pipeline import DIRECTION_GUESSED, NO_COLOUR
 
 from .conftest import FAST_SSE, Table
 
@@ -266,6 +266,39 @@ def test_the_grid_is_fitted_afresh_when_it_reads_its_own_cards_as_nothing_not_fo
     assert watch(Unsure(2, 1, "not-a-maze-card")) == 0  # a loose card beside the maze, for good
     assert watch(Unsure(1, 0, "not-a-maze-card")) == 1  # a cell of the maze that reads as no card
     assert watch(Unsure(3, 0, "off-cell")) == 2  # a card read across a cell's edge
+
+
+@pytest.mark.parametrize("guessed", [True, False])
+def test_no_card_is_reported_while_only_the_mazes_shape_says_which_way_it_runs(guessed):
+    from vision.grid import Lattice
+    from vision.observation import Observation, SeenCard
+    from vision.pipeline import Step
+
+    made = []
+
+    class Reading:
+        """A pipeline that reads the start and the card east of it on every frame; its goal
+        cards out of view, the maze's shape alone says which way it runs (``guessed``)."""
+
+        def step(self, image):
+            seen = Observation(cards=[SeenCard(0, 0, "start", 0, 0.99), SeenCard(1, 0, "straight-ew", 0, 0.98)],
+                               warnings=[DIRECTION_GUESSED] if guessed else [])
+            return Step(seen, set(), False, Lattice(np.eye(3), (64, 48), frozenset({(0, 0), (1, 0)})), image)
+
+        def confirmed(self, step, cards):
+            return set(cards)
+
+    game = StandInGame()
+    feed = VisionFeed.from_pictures(itertools.repeat(np.zeros((48, 64, 3), np.uint8), 80),
+                                    lambda edition: made.append(edition) or Reading(), fps=FPS, pace=False)
+    feed.connect(game.sink, game.view)
+    feed.start()
+    assert feed.join(30)
+    feed.stop()
+    # a card reported in a frame guessed could land on the cell mirrored through the start;
+    # the grid is fitted afresh now and then, in case the goals have come into view
+    assert feed.reported == ([] if guessed else [CardPlaced(Placement(1, 0, "straight-ew"))])
+    assert (len(made) > 2) == guessed
 
 
 def test_threads_are_left_behind_by_none_of_these_tests():
