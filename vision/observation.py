@@ -36,6 +36,7 @@ REASONS = REASON_WORDS | {
     "conflict": "read as a card of which the deck has fewer copies than were read",
     "off-cell": "the lattice lies off the cards here (the next card, or the table, seen through the cell)",
     "out-of-view": "mostly outside the photo",
+    "unconfirmed": "read as a card, but crops shifted a little or turned half a turn do not bear the reading out",
 }
 
 

@@ -49,7 +49,7 @@ WHOLLY_IN_VIEW = 0.99999
 DOUBTS_BEFORE_REFIT = 3
 # What a tracked lattice reads on a still view that has it centred on the cards once
 # (``Pipeline.step``).
-UNREAD = ("not-a-maze-card", "low-confidence", "unknown-card", "off-cell", "conflict")
+UNREAD = ("not-a-maze-card", "low-confidence", "unknown-card", "off-cell", "conflict", "unconfirmed")
 PLAUSIBLE_ALIEN_SHARE = 0.4
 # A photo's lattice must also read this share of its occupied cells surely as maze cards (on
 # the bench photos, lattices that do not line up read 0.12-0.32; those that do, 0.54 or more).
@@ -386,14 +386,22 @@ def _column_spaced_off(lattice: Lattice, at: Mapping[Cell, np.ndarray]) -> bool:
 
 def _shares(observation: Observation, lattice: Lattice) -> tuple[float, float]:
     """The shares of the lattice's occupied cells (under no hand, laid square) that read
-    surely as maze cards, and that read as something else (1 and 0 with none occupied)."""
+    surely as maze cards (``_sure_cards``), and that read as something else (1 and 0 with
+    none occupied)."""
     occupied = lattice.cells - lattice.occluded - lattice.crosswise
     if not occupied:
         return 1.0, 0.0
     alien = sum(1 for u in observation.uncertain
                 if (u.x, u.y) in occupied and u.reason in ("not-a-maze-card", "unknown-card"))
-    sure = sum(1 for c in observation.cards if c.cell in occupied)
-    return sure / len(occupied), alien / len(occupied)
+    return len(_sure_cards(observation) & occupied) / len(occupied), alien / len(occupied)
+
+
+def _sure_cards(observation: Observation) -> set[Cell]:
+    """The cells read surely as maze cards, which judge a lattice: the cards, and those read
+    so but not borne out by other crops of them ("unconfirmed": which card lies there is in
+    doubt, not that one does)."""
+    return {c.cell for c in observation.cards} | {(u.x, u.y) for u in observation.uncertain
+                                                   if u.reason == "unconfirmed"}
 
 
 def _plausible(observation: Observation, lattice: Lattice, least_sure: float = 0.0,
@@ -482,7 +490,7 @@ class Pipeline:
             straightened, surely = self._observe(
                 _within_read_side(Lens(GUESSED_LENS, inscribed=True).undistort(frame)), *STRAIGHTENED_PLAUSIBLE)
             if straightened.error is None and (observation.error or (
-                    surely >= sure + STRAIGHTENED_SURER_BY and len(straightened.cards) > len(observation.cards))):
+                    surely >= sure + STRAIGHTENED_SURER_BY and len(_sure_cards(straightened)) > len(_sure_cards(observation)))):
                 observation = straightened
                 observation.warnings.insert(0, STRAIGHTENED)
         # the photo's own size, not its undistorted canvas's or the size it was read at; the
@@ -605,7 +613,7 @@ class Pipeline:
         if centred is None:
             return None
         seen, empty = self._read_tracked(frame, centred)
-        if len(seen.cards) <= len(observation.cards) or not _plausible(seen, centred):
+        if len(_sure_cards(seen)) <= len(_sure_cards(observation)) or not _plausible(seen, centred):
             return None
         self._tracker.keep(centred)
         return centred, seen, empty

@@ -12,7 +12,7 @@ import pytest
 from engine.catalogue import default_catalogue
 from vision.augment import Augment, render_abstain, render_cell
 from vision.cardart import CardStyle
-from vision.classes import card_classes
+from vision.classes import card_classes, half_turn_index
 from vision.classify import DEFAULT_MODEL, Classifier, ImageError, ModelError, load_image
 from vision.read import read_cells
 
@@ -156,15 +156,16 @@ def test_reading_cells_uses_the_deck_counts(classifier):
     assert any((u.x, u.y) in ((0, 0), (3, 3)) and u.reason == "conflict" for u in uncertain)
 
 
-def test_a_cell_read_below_the_confidence_threshold_is_read_again(classifier, monkeypatch):
-    """A reading at 0.85 leads its runner-up by far, yet is below the 0.9 the classifier
-    commits at: it is read again from the shifted and turned crops, not left uncertain."""
+def read_straight(classifier, monkeypatch, first: float, again: float):
+    """One cell read by a stand-in classifier that reads a straight at ``first``, and at
+    ``again`` in every later batch (the shifted and turned crops): the cards, the uncertain
+    cells and how many batches were read."""
     straight = [c.name for c in classifier.classes].index("straight-ns")
     batches = []
 
     def run(crops):
         batches.append(len(crops))
-        sure = 0.85 if len(batches) == 1 else 0.97
+        sure = first if len(batches) == 1 else again
         probs = np.full((len(crops), len(classifier.classes)), (1 - sure) / (len(classifier.classes) - 1))
         probs[:, straight] = sure
         return probs.astype(np.float32), np.tile(classifier.centroids[straight], (len(crops), 1))
@@ -172,8 +173,33 @@ def test_a_cell_read_below_the_confidence_threshold_is_read_again(classifier, mo
     monkeypatch.setattr(classifier, "run", run)
     crop = np.zeros((96, 64, 3), np.uint8)
     cards, uncertain, _ = read_cells(classifier, {(1, 0): crop}, recrop=lambda cell, variant: crop)
-    assert len(batches) == 2 and not uncertain
+    return cards, uncertain, len(batches)
+
+
+def test_a_cell_read_below_the_confidence_threshold_is_read_again(classifier, monkeypatch):
+    """A reading at 0.85 leads its runner-up by far, yet is below the 0.9 the classifier
+    commits at: it is read again from the shifted and turned crops, not left uncertain."""
+    cards, uncertain, batches = read_straight(classifier, monkeypatch, 0.85, 0.97)
+    assert batches == 2 and not uncertain
     assert [(c.cell, c.face) for c in cards] == [((1, 0), "straight-ns")]
+
+
+@pytest.mark.parametrize("first, again, read_again, kept", [
+    (0.95, 0.5, True, False),  # sure, but the shifted and turned crops do not bear it out
+    (0.95, 0.9, True, True),  # sure, and borne out
+    (0.995, 0.5, False, True),  # surer than needs confirming
+])
+def test_a_sure_reading_near_the_threshold_must_be_borne_out_by_other_crops(classifier, monkeypatch, first, again,
+                                                                            read_again, kept):
+    """The classifier's wrong readings are sure ones too: a reading below 0.99 is read again
+    from the shifted and turned crops, and left uncertain where those do not give its class
+    0.8 on average."""
+    cards, uncertain, batches = read_straight(classifier, monkeypatch, first, again)
+    assert batches == (2 if read_again else 1)
+    if kept:
+        assert [(c.cell, c.face) for c in cards] == [((1, 0), "straight-ns")] and not uncertain
+    else:
+        assert not cards and [(u.x, u.y, u.reason) for u in uncertain] == [(1, 0, "unconfirmed")]
 
 
 def test_goal_cards_are_read_only_on_the_goal_places(classifier):
@@ -208,15 +234,21 @@ def test_a_stone_goal_and_its_curve_lend_each_other_their_share_where_only_one_c
 
     names = [c.name for c in classifier.classes]
     winner = names.index(expected)
+    turn = half_turn_index(classifier.classes)
 
     def run(crops):
         probs = np.full((len(crops), len(names)), 0.02 / (len(names) - 3))
         probs[:, names.index(elsewhere)], probs[:, winner], probs[:, names.index("empty")] = 0.66, 0.28, 0.04
+        # the crop's top half is white: turned half a turn (to confirm the reading), it reads
+        # as the turned classes
+        upright = np.array([crop[0, 0, 0] > 0 for crop in crops])
+        probs = np.where(upright[:, None], probs, probs[:, turn])
         return probs.astype(np.float32), np.tile(classifier.centroids[winner], (len(crops), 1))
 
     monkeypatch.setattr(classifier, "run", run)
-    cards, uncertain, _ = read_cells(classifier, {cell: np.zeros((96, 64, 3), np.uint8)},
-                                     goal_places=frozenset(GOAL_CELLS))
+    crop = np.zeros((96, 64, 3), np.uint8)
+    crop[:48] = 255
+    cards, uncertain, _ = read_cells(classifier, {cell: crop}, goal_places=frozenset(GOAL_CELLS))
     assert not uncertain and [(c.face, c.rotation) for c in cards] == [(expected.split("@")[0], 0)]
 
 
