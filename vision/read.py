@@ -22,7 +22,7 @@ gives the one of the two that cannot lie on a cell goes to the other.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 import cv2
@@ -121,12 +121,10 @@ def read_cells(classifier: Classifier, crops: dict[Cell, np.ndarray], *, recrop:
     doubtful = [c for c in cells if c not in suspects and reads[c].face is not None and not reads[c].reason
                 and reads[c].confidence < CONFIRM_BELOW]
     for cell in _not_borne_out(classifier, doubtful, reads, crops, recrop, place):
-        r = reads[cell]
-        reads[cell] = CellRead(cell, r.name, r.face, r.rotation, r.confidence, "unconfirmed")
+        reads[cell] = replace(reads[cell], reason="unconfirmed")
     # the deck's copy counts: what is still over after re-examination cannot all be right
     for cell in _over_copies(reads, catalogue):
-        r = reads[cell]
-        reads[cell] = CellRead(cell, r.name, r.face, r.rotation, r.confidence, "conflict")
+        reads[cell] = replace(reads[cell], reason="conflict")
     cards, uncertain, empty = [], [], set()
     for cell in cells:
         r = reads[cell]
@@ -223,6 +221,5 @@ def _not_borne_out(classifier: Classifier, cells: Sequence[Cell], reads: dict[Ce
                    crops: dict[Cell, np.ndarray], recrop: Recrop | None, place) -> list[Cell]:
     """The cells whose reading the views of ``_views`` give less than CONFIRMED_SHARE of the
     probability on average."""
-    index = {c.name: i for i, c in enumerate(classifier.classes)}
     return [cell for cell, (probs, _) in _views(classifier, cells, crops, recrop, place).items()
-            if probs[:, index[reads[cell].name]].mean() < CONFIRMED_SHARE]
+            if probs[:, classifier.index[reads[cell].name]].mean() < CONFIRMED_SHARE]
