@@ -469,6 +469,9 @@ class Pipeline:
     _goals_judged: Lattice | None = None  # the tracked lattice the goal cards were last looked for on
     _goals_found: dict = field(default_factory=dict)  # goal place -> the reading found there
     _direction_guessed: bool = False  # the tracked lattice was anchored with no goal card read, and none read since
+    # the confirmations of the readings on one lattice while the view stays still (read.read_cells)
+    _verdicts: dict = field(default_factory=dict)
+    _verdicts_on: Lattice | None = None
 
     def __post_init__(self) -> None:
         self.classifier.restrict_to(game_faces(self.catalogue, self.game))
@@ -553,6 +556,7 @@ class Pipeline:
                 note = self._recheck_calibration(whole)
                 lattice = self._tracker.update(frame)
                 self._judged_small = small
+                self._verdicts_on = None  # the crops changed: confirm the readings again
             if not lattice.anchored:
                 pinned, readings, _, start_hidden_at = self._readings_to_anchor(frame, lattice)
                 if pinned is not lattice:
@@ -623,7 +627,9 @@ class Pipeline:
         away or not laid yet. A cell the grid sees a card on whose crop reads as bare table is
         no bare cell: the lattice lies off that card (at a wide lens's edge, half a card), and
         a tracker told it was bare at the first view announces the card as laid once read."""
-        observation, empty = self._read(frame, lattice)
+        if lattice is not self._verdicts_on:
+            self._verdicts, self._verdicts_on = {}, lattice
+        observation, empty = self._read(frame, lattice, self._verdicts)
         off = empty & lattice.cells
         observation.uncertain += [Unsure(x, y, "off-cell") for x, y in sorted(off)]
         return observation, empty - off
@@ -1171,7 +1177,8 @@ class Pipeline:
         lattice = replace(lattice, cells=lattice.cells | frozenset(found))
         return pin_cells(frame, lattice, at)
 
-    def _read(self, frame: np.ndarray, lattice: Lattice) -> tuple[Observation, set[Cell]]:
+    def _read(self, frame: np.ndarray, lattice: Lattice,
+              verdicts: dict | None = None) -> tuple[Observation, set[Cell]]:
         # the maze's cells and every cell next to them: a card the occupancy test missed is still read
         cells = sorted((with_neighbours(lattice.cells) | lattice.crosswise) - lattice.occluded)
         # a crop reaching past the frame's edge repeats the edge's pixels, streaks that read
@@ -1183,7 +1190,7 @@ class Pipeline:
         cropped = time.perf_counter()
         cards, uncertain, empty = read_cells(self.classifier, crops, recrop=_recrop(frame, lattice),
                                              catalogue=self.catalogue, goal_places=frozenset(GOAL_CELLS),
-                                             start_place=START_CELL)
+                                             start_place=START_CELL, verdicts=verdicts)
         self.timings.update(crops=(cropped - started) * 1e3, classify=(time.perf_counter() - cropped) * 1e3)
         # a cell judged crosswise holds a card across it unless the classifier surely reads a
         # maze card there, square after all (the crop of a card laid across shows none)

@@ -102,9 +102,12 @@ def _over_copies(reads: dict[Cell, CellRead], catalogue: Catalogue) -> set[Cell]
 
 def read_cells(classifier: Classifier, crops: dict[Cell, np.ndarray], *, recrop: Recrop | None = None,
                catalogue: Catalogue | None = None, goal_places: frozenset[Cell] | None = None,
-               start_place: Cell | None = None) -> tuple[list[SeenCard], list[Unsure], set[Cell]]:
+               start_place: Cell | None = None,
+               verdicts: dict[tuple[Cell, str], bool] | None = None) -> tuple[list[SeenCard], list[Unsure], set[Cell]]:
     """Cards, uncertain cells and empty cells from one crop per lattice cell (in the maze
-    frame, when ``goal_places`` and ``start_place`` are given)."""
+    frame, when ``goal_places`` and ``start_place`` are given). ``verdicts``: (cell, class)
+    -> whether that reading was borne out, kept by the caller for as long as the crops stay
+    alike (a still view), so that each reading is confirmed once, not on every frame."""
     catalogue = catalogue or default_catalogue()
     cells = list(crops)
     probs, embedding = classifier.run([crops[c] for c in cells])
@@ -120,7 +123,7 @@ def read_cells(classifier: Classifier, crops: dict[Cell, np.ndarray], *, recrop:
         reads.update(_reexamine(classifier, suspects, crops, recrop, place))
     doubtful = [c for c in cells if c not in suspects and reads[c].face is not None and not reads[c].reason
                 and reads[c].confidence < CONFIRM_BELOW]
-    for cell in _not_borne_out(classifier, doubtful, reads, crops, recrop, place):
+    for cell in _not_borne_out(classifier, doubtful, reads, crops, recrop, place, {} if verdicts is None else verdicts):
         reads[cell] = replace(reads[cell], reason="unconfirmed")
     # the deck's copy counts: what is still over after re-examination cannot all be right
     for cell in _over_copies(reads, catalogue):
@@ -218,8 +221,13 @@ def _reexamine(classifier: Classifier, cells: Sequence[Cell], crops: dict[Cell, 
 
 
 def _not_borne_out(classifier: Classifier, cells: Sequence[Cell], reads: dict[Cell, CellRead],
-                   crops: dict[Cell, np.ndarray], recrop: Recrop | None, place) -> list[Cell]:
+                   crops: dict[Cell, np.ndarray], recrop: Recrop | None, place,
+                   verdicts: dict[tuple[Cell, str], bool]) -> list[Cell]:
     """The cells whose reading the views of ``_views`` give less than CONFIRMED_SHARE of the
-    probability on average."""
-    return [cell for cell, (probs, _) in _views(classifier, cells, crops, recrop, place).items()
-            if probs[:, classifier.index[reads[cell].name]].mean() < CONFIRMED_SHARE]
+    probability on average; ``verdicts`` (see ``read_cells``) answers for the readings it
+    holds and is given the others'."""
+    unknown = [cell for cell in cells if (cell, reads[cell].name) not in verdicts]
+    for cell, (probs, _) in _views(classifier, unknown, crops, recrop, place).items():
+        name = reads[cell].name
+        verdicts[cell, name] = probs[:, classifier.index[name]].mean() >= CONFIRMED_SHARE
+    return [cell for cell in cells if not verdicts[cell, reads[cell].name]]

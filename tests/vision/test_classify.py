@@ -156,7 +156,7 @@ def test_reading_cells_uses_the_deck_counts(classifier):
     assert any((u.x, u.y) in ((0, 0), (3, 3)) and u.reason == "conflict" for u in uncertain)
 
 
-def read_straight(classifier, monkeypatch, first: float, again: float):
+def read_straight(classifier, monkeypatch, first: float, again: float, verdicts=None):
     """One cell read by a stand-in classifier that reads a straight at ``first``, and at
     ``again`` in every later batch (the shifted and turned crops): the cards, the uncertain
     cells and how many batches were read."""
@@ -172,7 +172,8 @@ def read_straight(classifier, monkeypatch, first: float, again: float):
 
     monkeypatch.setattr(classifier, "run", run)
     crop = np.zeros((96, 64, 3), np.uint8)
-    cards, uncertain, _ = read_cells(classifier, {(1, 0): crop}, recrop=lambda cell, variant: crop)
+    cards, uncertain, _ = read_cells(classifier, {(1, 0): crop}, recrop=lambda cell, variant: crop,
+                                     verdicts=verdicts)
     return cards, uncertain, len(batches)
 
 
@@ -200,6 +201,16 @@ def test_a_sure_reading_near_the_threshold_must_be_borne_out_by_other_crops(clas
         assert [(c.cell, c.face) for c in cards] == [((1, 0), "straight-ns")] and not uncertain
     else:
         assert not cards and [(u.x, u.y, u.reason) for u in uncertain] == [(1, 0, "unconfirmed")]
+
+
+@pytest.mark.parametrize("again", [0.5, 0.9])
+def test_a_reading_is_confirmed_once_while_the_caller_keeps_its_verdict(classifier, monkeypatch, again):
+    """A still view's frames cut every cell alike: with the verdicts of the frames before
+    kept, a reading confirmed (or not) once is not read again, and its verdict stands."""
+    verdicts = {}
+    first = read_straight(classifier, monkeypatch, 0.95, again, verdicts)
+    assert first[2] == 2 and verdicts == {((1, 0), "straight-ns"): again > 0.8}
+    assert read_straight(classifier, monkeypatch, 0.95, again, verdicts) == first[:2] + (1,)
 
 
 def test_goal_cards_are_read_only_on_the_goal_places(classifier):

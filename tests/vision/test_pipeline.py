@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from engine.board import GOAL_CELLS, START_CELL
+import vision.read
 import vision.table
 from vision.classes import is_half_turn_symmetric
 from vision.classify import Classifier
@@ -949,13 +950,15 @@ def test_check_tells_how_to_retake_a_photo_whose_maze_it_cannot_read(tmp_path, c
 
 def test_a_still_view_keeps_its_lattice_and_a_changed_one_is_judged_again(monkeypatch):
     """Frames of a fixed camera in which nothing moved (sensor noise, a pixel of shake)
-    keep the lattice judged on the last changed frame; a frame in which something changed
-    (here a card's area darkened, as a hand or a new card would) is judged again."""
+    keep the lattice judged on the last changed frame, and the readings' confirmations; a
+    frame in which something changed (here a card's area darkened, as a hand or a new card
+    would) is judged again, and its readings confirmed again."""
     s = scene(11)
     pipeline = Pipeline(Classifier())
-    judged = []
-    real_update = GridTracker.update
+    judged, verdicts = [], []
+    real_update, real_confirm = GridTracker.update, vision.read._not_borne_out
     monkeypatch.setattr(GridTracker, "update", lambda self, frame: judged.append(1) or real_update(self, frame))
+    monkeypatch.setattr(vision.read, "_not_borne_out", lambda *a: verdicts.append(a[-1]) or real_confirm(*a))
     noise = np.random.default_rng(0)
     frames = [np.clip(s.image + noise.normal(0, 3, s.image.shape), 0, 255).astype(np.uint8) for _ in range(3)]
     changed = frames[-1].copy()
@@ -963,6 +966,8 @@ def test_a_still_view_keeps_its_lattice_and_a_changed_one_is_judged_again(monkey
     changed[y - 40:y + 40, x - 30:x + 30] //= 3
     steps = [pipeline.step(f) for f in frames + [changed]]
     assert len(judged) == 2  # the first frame and the changed one
+    assert len(verdicts) == 4 and verdicts[1] is verdicts[0] and verdicts[2] is verdicts[0]
+    assert verdicts[3] is not verdicts[0]
     assert steps[1].lattice is steps[0].lattice or steps[1].lattice.cells == steps[0].lattice.cells
     seen = [{(c.x, c.y, c.face, c.rotation) for c in step.observation.cards} for step in steps]
     assert seen[1] and seen[1] == seen[2]
