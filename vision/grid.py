@@ -367,8 +367,9 @@ def fit_lines(observed: np.ndarray, family: np.ndarray, value: np.ndarray, weigh
     rows[:, 6:9] = -c[:, None] * qh
     a = rows * np.sqrt(np.maximum(weights, 0))[:, None]
     # the least singular vector of a, as the least eigenvector of the 9 x 9 normal matrix: the
-    # same answer here (the data are normalised and noisy), at a twentieth of the cost of an
-    # SVD of thousands of rows, and a hard photo fits lines over a thousand times
+    # same answer here (the data are normalised and noisy), for a fraction of an SVD's time
+    # (1,000 rows: 0.05 ms against 0.14; 4,000: 0.06 against 2.9), and a hard photo fits
+    # lines over a thousand times
     gn = np.linalg.eigh(a.T @ a)[1][:, 0].reshape(3, 3)
     norm_lat = translation(-lat_mean[0], -lat_mean[1])
     norm_lat = scaling(1 / lat_scale) @ norm_lat
