@@ -696,6 +696,20 @@ def test_a_black_and_white_photo_is_read_and_the_user_told_what_it_costs(pipelin
     assert [video.step(frame).observation.warnings for frame in (s.image, grey)] == [[], [NO_COLOUR]]
 
 
+def test_a_colour_photo_as_grey_on_average_as_a_black_and_white_one_is_not_told_it_has_no_colour():
+    """Fresh bench photo 1002: a dark grey cloth and grey-blue cards, the colour only in the
+    goal backs and a few loose cards; on average its channels differ by 0.44, under what
+    once took a picture for grey. In black and white, even through a colour JPEG with noise
+    in every channel, it has none."""
+    from vision.pipeline import colourless
+
+    image = table_scene(np.random.default_rng(7_001_002)).image
+    grey = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    noisy = np.clip(grey + np.random.default_rng(0).normal(0, 1.5, grey.shape), 0, 255).astype(np.uint8)
+    noisy = cv2.imdecode(cv2.imencode(".jpg", noisy, [cv2.IMWRITE_JPEG_QUALITY, 80])[1], cv2.IMREAD_COLOR)
+    assert [colourless(picture) for picture in (image, grey, noisy)] == [False, True, True]
+
+
 def test_cards_too_small_to_read_surely_are_warned_of(pipeline):
     """At 640 x 480 the bench's cards are mostly under 25 px wide, where nearly all its wrong
     readings lie: the reading says so (and goes on)."""
