@@ -142,11 +142,15 @@ def watch(source: str, *, as_json: bool, model: str | None, game: str, deck: str
     last_error, last_warnings = None, []
     first = None
     per_frame = frames.seconds_per_frame
+    announced = False
     with frames:
         while True:
             try:
                 frame = frames.read(timeout=5.0)
             except EndOfStream:
+                if not announced:  # a few photos, or a short clip: silence would look like a fault
+                    print(f"[vision] nothing was announced: the source ended before a maze had held still for "
+                          f"{hold:g} s (to settle a placement from one photo, use check)", file=sys.stderr, flush=True)
                 return 0
             for event in frames.drain_events():
                 print(f"[camera] {event.message}", file=sys.stderr, flush=True)
@@ -170,3 +174,4 @@ def watch(source: str, *, as_json: bool, model: str | None, game: str, deck: str
             for event in tracker.update(step.observation, step.empty, now, step.busy,
                                         confirm=partial(pipeline.confirmed, step)):
                 print(json.dumps(event.to_json()) if as_json else f"{event.time:8.2f}s  {event.text}", flush=True)
+                announced = True

@@ -1,4 +1,5 @@
-"""`tunnelvision watch` on a filmed game: the placement announced, in the film's own time."""
+"""`tunnelvision watch` on a filmed game: the placement announced, in the film's own time; on a
+source too short to hold anything still, why nothing was."""
 
 import json
 
@@ -39,3 +40,16 @@ def test_watch_announces_a_placement_of_a_filmed_game_in_the_films_own_time(tmp_
     assert frame == round(frame) and frame >= 8 + video.commits[0]
     # what the camera source says, it says in words
     assert "[camera]" in err and "ended" in err and "CaptureEvent" not in err
+    assert "nothing was announced" not in err
+
+
+def test_watch_says_so_when_a_source_ends_before_anything_held_still(tmp_path, capsys):
+    """Two photos in a folder are 1/30 s of table: nothing holds still for the tracker's
+    0.8 s, and rather than end in silence, watch says why and what settles one photo."""
+    image = table_video(np.random.default_rng(21), start_cards=8, moves=1, frames_per_move=4, still_frames=2,
+                        size=(1280, 720)).frames[0].image
+    for name in ("a.jpg", "b.jpg"):
+        cv2.imwrite(str(tmp_path / name), image)
+    assert main(["watch", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and "nothing was announced" in err and "use check" in err
