@@ -448,6 +448,17 @@ class FrameUnknown(GridError):
         self.goals = dict(goals)
 
 
+class GoalsAway(GridError):
+    """The start card was read and the goal places lie bare in view: the maze's shape alone
+    chose which way round it lies, or the lattice is off out there. ``readings`` are the
+    anchoring's (in the fit's frame), from which goal cards found further off may still fix
+    the lattice."""
+
+    def __init__(self, message: str, readings: Mapping[Cell, object]):
+        super().__init__(message)
+        self.readings = dict(readings)
+
+
 @dataclass
 class Step:
     observation: Observation
@@ -890,20 +901,26 @@ class Pipeline:
             # from the goals, or the lattice is off out there (a portrait bench photo, 1440 x
             # 1920, its maze grown west, its goals 11 of the lattice's cells away on a
             # striped table, was read turned half a turn, every card named wrongly).
-            raise GridError("the start card was read, but no card lies on the goal places in view: the maze frame is "
-                            "unknown")
+            raise GoalsAway("the start card was read, but no card lies on the goal places in view: the maze frame is "
+                            "unknown", sure | found | more)
         return sure | found | more, at | more_at, hidden
 
     def _readings_to_anchor(self, frame: np.ndarray, fit: Lattice) -> tuple[Lattice, dict, dict, list]:
         """``_anchor_readings`` of the fitted lattice; where they leave the frame unknown with
         three goal cards found in a row, those of the lattice pinned to them as the goal
-        column (``_pinned_to_goal_column``), and where they hold the start and no goal card,
-        those of the lattice pinned to the goal cards found further off
-        (``_pinned_to_goals_afar``). The lattice read, then the readings."""
+        column (``_pinned_to_goal_column``), and where they hold the start and no goal card
+        (or refuse the frame for the goal places' bare table, ``GoalsAway``), those of the
+        lattice pinned to the goal cards found further off (``_pinned_to_goals_afar``). The
+        lattice read, then the readings."""
         try:
             anchoring = self._anchor_readings(frame, fit)
         except FrameUnknown as exc:
             pinned = self._pinned_to_goal_column(frame, fit, exc.goals)
+            if pinned is None:
+                raise
+            return pinned, *self._anchor_readings(frame, pinned)
+        except GoalsAway as exc:
+            pinned = self._pinned_to_goals_afar(frame, fit, exc.readings)
             if pinned is None:
                 raise
             return pinned, *self._anchor_readings(frame, pinned)
