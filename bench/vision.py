@@ -1,7 +1,8 @@
 """Vision benchmark: whole table photos and filmed games with ground truth.
 
     python bench/vision.py [--scenes 200] [--first 0] [--videos 30] [--scans DIR] [--lens K]
-                           [--size WxH] [--sheet-photos N] [--draw N] [--misregister PX] [--json]
+                           [--light dim|warm|cool] [--size WxH] [--sheet-photos N] [--draw N]
+                           [--misregister PX] [--json]
                            [--diagnose] [--photo K ...]
 
 * scenes: synthetic 1080p photos of random legal mazes (unseen seeds; camera pose, tilt,
@@ -19,8 +20,9 @@
   where none lies, ms) to stderr, and ``--photo K`` runs only photo K (repeatable) to look
   into one; ``--lens K`` takes the photos and the films through a stronger barrel lens
   than the scenes' mild one (a corner moved by up to K of the half diagonal: wide webcam
-  lenses reach 0.1), and ``--size`` takes the photos at another size than 1080p (a 720p
-  webcam: 1280x720);
+  lenses reach 0.1), ``--light`` through a camera whose exposure or white balance is off
+  (a dim room, a warm lamp or daylight against the white balance it was locked at), and
+  ``--size`` takes the photos at another size than 1080p (a 720p webcam: 1280x720);
   ``--sheet-photos N`` reads each photo as a fixed camera calibrated with the ArUco sheet
   would: the sheet photographed N times by the photo's camera (the last in the middle of the
   view, the others in its corners), ``calibrate-table`` on those photos (one photo: the
@@ -75,6 +77,8 @@ from vision.track import MazeTracker
 
 CATALOGUE = default_catalogue()
 SEED = 7_000_000  # far from every seed the tests and the training use
+# the camera's gain per channel (BGR) against a right exposure and white balance (SceneOptions.camera_gains)
+LIGHTS = {"right": (1.0, 1.0, 1.0), "dim": (0.4, 0.4, 0.4), "warm": (0.62, 1.0, 1.25), "cool": (1.3, 0.95, 0.78)}
 # where --sheet-photos lays the marker sheet (shares of the frame), the last where it stays
 SHEET_SPOTS = ((0.25, 0.25), (0.75, 0.25), (0.75, 0.75), (0.25, 0.75), (0.5, 0.5))
 
@@ -101,14 +105,13 @@ def _frame_shift(read: dict, truth: dict) -> str | None:
 
 
 def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, model=DEFAULT_MODEL,
-           printed: PrintedDeck | None = None, lens: float = SceneOptions.barrel,
+           printed: PrintedDeck | None = None, options: SceneOptions = SceneOptions(),
            size: tuple[int, int] = (1920, 1080), sheet_photos: int = 0, draw: int = 0, from_photo: int = 0) -> dict:
     # as `tunnelvision check` reads a photo: OpenCV on its default threads (videos() sets one
     # before the next deck's photos run), the classifier on one
     cv2.setNumThreads(-1)
     started = time.perf_counter()
     indices = only or list(range(from_photo, from_photo + count))
-    options = SceneOptions(barrel=lens)
     first = table_scene(np.random.default_rng(SEED + indices[0]), size=size, printed=printed, options=options)
     cold_start = time.perf_counter()
     pipeline = Pipeline(Classifier(model, threads=1), draw=draw)
@@ -245,7 +248,7 @@ class MisregisteredPipeline(Pipeline):
 
 
 def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedDeck | None = None,
-           lens: float = SceneOptions.barrel, misregister_px: float = 0.0, diagnose: bool = False) -> dict:
+           options: SceneOptions = SceneOptions(), misregister_px: float = 0.0, diagnose: bool = False) -> dict:
     cv2.setNumThreads(1)
     wrong_commits = commits = placements_expected = frames = 0
     # every card a film lays is legal: a placement committed right but judged illegal is a
@@ -257,7 +260,7 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
     stages: dict[str, list[float]] = {}
     for k in range(count):
         video = table_video(np.random.default_rng(SEED + 10_000 + k), size=(1920, 1080), still_frames=12,
-                            printed=printed, options=SceneOptions(barrel=lens))
+                            printed=printed, options=options)
         classifier = Classifier(model, threads=1)
         pipeline = (MisregisteredPipeline(classifier, up_px=misregister_px) if misregister_px
                     else Pipeline(classifier))
@@ -393,6 +396,10 @@ def main() -> int:
     parser.add_argument("--lens", type=float, default=SceneOptions.barrel,
                         help="the photos' and films' barrel lens: a frame corner moved by up to this share of the "
                              f"half diagonal (default {SceneOptions.barrel}, a mild lens; wide webcam lenses reach 0.1)")
+    parser.add_argument("--light", choices=LIGHTS, default="right",
+                        help="the camera's exposure and white balance (default right): a dim room (0.4 as bright, "
+                             "the sensor's noise as before), a warm lamp with the white balance locked for "
+                             "daylight, or daylight with it locked for a lamp")
     parser.add_argument("--size", type=_size, default=(1920, 1080),
                         help="the photos' size, WIDTHxHEIGHT (default 1920x1080; the films stay 1080p)")
     parser.add_argument("--sheet-photos", type=int, default=0, choices=range(len(SHEET_SPOTS) + 1),
@@ -421,6 +428,7 @@ def main() -> int:
     except PrintedDeckError as exc:
         print(f"bench/vision.py: {exc}", file=sys.stderr)
         return 2
+    options = SceneOptions(barrel=args.lens, camera_gains=LIGHTS[args.light])
     runs = {"drawn": None} | ({"printed": printed} if printed else {})
     figures = {}
     for name, deck in runs.items():
@@ -428,10 +436,10 @@ def main() -> int:
             print(f"-- {name} cards", file=sys.stderr)
         figures[name] = {}
         if args.scenes or args.photo:
-            figures[name]["photos"] = scenes(args.scenes, args.diagnose, args.photo, args.model, deck, args.lens,
+            figures[name]["photos"] = scenes(args.scenes, args.diagnose, args.photo, args.model, deck, options,
                                              args.size, args.sheet_photos, args.draw, args.first)
         if args.videos:
-            figures[name]["video"] = videos(args.videos, model=args.model, printed=deck, lens=args.lens,
+            figures[name]["video"] = videos(args.videos, model=args.model, printed=deck, options=options,
                                              misregister_px=args.misregister, diagnose=args.diagnose)
     if args.json:
         print(json.dumps(figures))

@@ -27,6 +27,7 @@ from .classify import Classifier
 from .grid import (GOAL_COLUMN, GOAL_DRIFT, HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops,
                    cells_from_goal_places, fit_lattice, fullest_columns, goals_a_row_apart, is_goal, map_cell,
                    maze_readings, moved_crop, pin_cells, refit_pinned, start_places)
+from .light import brightened
 from .observation import Observation, SeenCard, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -247,14 +248,15 @@ def colourless(frame: np.ndarray) -> bool:
     return np.count_nonzero(chroma >= COLOURED) * 1000 < chroma.size
 
 
-def _within_read_side(frame: np.ndarray) -> np.ndarray:
-    """The photo brought down to READ_SIDE pixels on its long side, if larger (averaging
-    pixels, as a camera's own downscaling would)."""
+def _as_read(frame: np.ndarray) -> np.ndarray:
+    """The photo as it is read: brought down to READ_SIDE pixels on its long side, if larger
+    (averaging pixels, as a camera's own downscaling would), and brought up to what the
+    bench's photos show where it was taken too dark (``light.brightened``)."""
     scale = READ_SIDE / max(frame.shape[:2])
-    if scale >= 1:
-        return frame
-    size = (round(frame.shape[1] * scale), round(frame.shape[0] * scale))
-    return cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+    if scale < 1:
+        size = (round(frame.shape[1] * scale), round(frame.shape[0] * scale))
+        frame = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+    return brightened(frame)
 
 
 def _sure(reading) -> bool:
@@ -499,7 +501,7 @@ class Pipeline:
     def observe(self, frame: np.ndarray) -> Observation:
         """Read one photo from scratch."""
         started = time.perf_counter()
-        observation, sure = self._observe(_within_read_side(self._undistorted(frame)))
+        observation, sure = self._observe(_as_read(self._undistorted(frame)))
         if self.calibration is None and (observation.error or sure < WEAK_SURE_SHARE):
             # One homography cannot follow the lines a wide lens bends, and a lattice grown
             # on a bent maze can lean off its cards from the start (the lens is unknown: a
@@ -509,7 +511,7 @@ class Pipeline:
             from calibration.lens import Lens
 
             straightened, surely = self._observe(
-                _within_read_side(Lens(GUESSED_LENS, inscribed=True).undistort(frame)), *STRAIGHTENED_PLAUSIBLE)
+                _as_read(Lens(GUESSED_LENS, inscribed=True).undistort(frame)), *STRAIGHTENED_PLAUSIBLE)
             if straightened.error is None and (observation.error or (
                     surely >= sure + STRAIGHTENED_SURER_BY and len(_sure_cards(straightened)) > len(_sure_cards(observation)))):
                 observation = straightened
@@ -557,7 +559,7 @@ class Pipeline:
         """Read the next frame of a fixed camera."""
         started = time.perf_counter()
         whole = self._undistorted(frame)  # the calibration's markers are looked for at its size
-        frame = _within_read_side(whole)
+        frame = _as_read(whole)
         if self._tracker is None:
             self._tracker = GridTracker(calibration=self.calibration, reads_cards=self._reads_cards,
                                         locates_cards=self._locates_cards)

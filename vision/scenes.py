@@ -143,6 +143,10 @@ class SceneOptions:
         light_gradient=0.45, p_glare=0.0, p_shadow=0.35))  # the lamp's gradient and shadows
     p_glare: float = 0.45  # glare spots, milder than a cell crop's (a whole card washed out reads as nothing)
     glare: tuple[float, float] = (0.08, 0.3)
+    # the camera's gain per channel (BGR) against a right exposure and white balance, before
+    # its sensor noise: 0.4 each is a photo taken in a dim room, (0.62, 1, 1.25) a warm lamp
+    # with the white balance locked for daylight (``bench/vision.py --light``)
+    camera_gains: tuple[float, float, float] = (1.0, 1.0, 1.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -600,11 +604,12 @@ class _Sensor:
     blur: float
     noise: float
     jpeg: int
+    gains: tuple[float, float, float] = (1.0, 1.0, 1.0)
 
     @classmethod
     def sample(cls, rng, opts: SceneOptions) -> _Sensor:
         return cls(rng.uniform(*opts.blur_px), rng.uniform(*opts.noise),
-                   int(rng.integers(opts.jpeg_quality[0], opts.jpeg_quality[1] + 1)))
+                   int(rng.integers(opts.jpeg_quality[0], opts.jpeg_quality[1] + 1)), opts.camera_gains)
 
     def photograph(self, ideal: np.ndarray, camera: SceneCamera, rng, shake=None) -> np.ndarray:
         """The ideal photo (float32 BGR 0..1) through lens, focus, sensor noise and JPEG."""
@@ -612,6 +617,8 @@ class _Sensor:
         img = cv2.remap(ideal, maps[0], maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
         if self.blur > 0.25:
             img = cv2.GaussianBlur(img, (0, 0), self.blur)
+        if self.gains != (1.0, 1.0, 1.0):
+            img = img * np.float32(self.gains)
         h, w = img.shape[:2]
         # noise at half resolution, enlarged: demosaicing and JPEG correlate neighbours anyway
         grain = rng.standard_normal(((h + 1) // 2, (w + 1) // 2, 3), dtype=np.float32)
