@@ -24,7 +24,7 @@ import numpy as np
 from engine.catalogue import Catalogue, default_catalogue
 from vision.classes import MAZE_KINDS
 from vision.classify import Classifier, Prototypes
-from vision.light import brightened
+from vision.light import brightened, cast_gains, recoloured, white
 
 from .markers import MM_PER_INCH, SheetGeometry, put_text, pdf_with_image, png_with_dpi
 from .table import CalibrationError, detect_markers, fit_homography
@@ -178,8 +178,11 @@ def calibrate(classifier: Classifier, photos: list[np.ndarray], sets: tuple[str,
         if c.face is not None:
             by_face.setdefault(c.face, {})[c.rotation] = c.name
     for photo in photos:
-        # as bright as the pipeline reads the maze (a dim room brought up alike)
-        for face, crop in crops_from_photo(brightened(photo), faces):
+        # in the light the pipeline reads the maze in: a dim room brought up alike, and a
+        # lamp's cast taken out (the sheet's paper is the photo's white)
+        photo = brightened(photo)
+        gains = cast_gains(white(photo))
+        for face, crop in crops_from_photo(photo if gains is None else recoloured(photo, gains), faces):
             for rotation, view in ((0, crop), (180, cv2.rotate(crop, cv2.ROTATE_180))):
                 rotations = by_face.get(face, {})
                 name = rotations.get(rotation) or rotations.get(0)

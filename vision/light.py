@@ -1,13 +1,17 @@
-"""The picture's light: a photo taken too dark brought up to what the classifier and the grid
-were made for.
+"""The picture's light: a photo taken too dark, or under a lamp's cast that the camera's white
+balance left, brought back to what the classifier and the grid were made for.
 
 A photo taken in a dim room, or by a webcam whose exposure was locked before the lamp went
 down, shows every card far darker than any the classifier was trained on, and in its noise
 the grid finds edges that are none. A photo of the table holds white (the cards' tunnels, a
-glare, the marker sheet), so its brightest pixels say how far the exposure fell short. Where
-even those lie below what any of the bench's photos shows, the picture is brought up to
-that; otherwise it is left exactly as it is, so a photo the renderer's cameras could have
-taken reads as before.
+glare, the marker sheet), so its brightest pixels say how far the exposure fell short
+(``brightened``, before anything is read). A warm lamp with the white balance locked for
+daylight turns the blue-grey cards tan, where the classifier is unsure and the skin test
+sees hands. Which colour the brightest pixels have says nothing of that (a bright orange
+cloth looks the same), but the white of the maze's cards, once the grid has found them,
+does (``cast_gains``: the pipeline reads a photo again with it taken out). Within what
+the bench's own photos show, a picture is left exactly as it came, so a photo the
+renderer's cameras could have taken reads as before.
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-# The brightest channel of the white (below) of the bench's photos is 149 at the least
-# (drawn and printed cards, photos 0 to 199 and 1000 to 1299; 220 for the median photo).
+# The brightest channel of the white (below) of the bench's photos is 142 at the least (the
+# 200 photos of both decks at 1080p, and drawn at 720p, 4:3, 3:4, 640 x 480, 12 MP and
+# through lenses up to 0.2; photos 1000 to 1499 at 1080p), about 220 for the median photo.
 LEAST_LEVEL = 140.0
 MOST_GAIN = 3.0  # a picture of next to nothing bright is not brightened without end
 CLIPPED = 250  # a pixel with a channel this bright is no measure of the exposure
@@ -56,3 +61,50 @@ def brightened(frame: np.ndarray) -> np.ndarray:
     if gain == 1.0:
         return frame
     return cv2.convertScaleAbs(frame, alpha=gain)
+
+
+# The white of the maze's cards (their tunnels: the brightest tenth of their pixels not
+# clipped) in the bench's photos lies between -0.13 and 0.27 in log(red / blue) (drawn cards
+# are a little creamy, printed ones within 0.03 of grey) and within 0.05 of grey in
+# log(green / sqrt(red * blue)) (700 photos: 0 to 99 of both decks, 1000 to 1499 drawn).
+# Beyond that it is a lamp's cast that the camera's white balance left: a warm lamp with the
+# white balance locked for daylight gives 0.52 to 0.81 (`bench/vision.py --light warm`),
+# daylight with it locked for a lamp -0.46 to -0.1. Unlike a photo's brightest pixels,
+# which may be a bright cloth's, the cards' white is nearly grey under any neutral light.
+WARMTH = (-0.15, 0.3)
+TINT = (-0.08, 0.1)
+CARD_WHITE_SHARE = 10.0  # per cent of the cards' pixels not clipped
+
+
+def cards_white(frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray | None:
+    """The mean colour (BGR) of the brightest tenth of the pixels not clipped within these
+    quadrilaterals (the maze's cards, pixels); None where they hold next to none."""
+    mask = np.zeros(frame.shape[:2], np.uint8)
+    cv2.fillPoly(mask, [np.round(q).astype(np.int32) for q in quads], 1)
+    pixels = frame[mask.astype(bool)]
+    pixels = pixels[pixels.max(axis=1) < CLIPPED].astype(np.float32)
+    if len(pixels) < 100:
+        return None
+    brightness = pixels.sum(axis=1)
+    return pixels[brightness >= np.percentile(brightness, 100 - CARD_WHITE_SHARE)].mean(axis=0)
+
+
+def cast_gains(white_of_cards: np.ndarray | None) -> np.ndarray | None:
+    """The gain per channel (BGR) that brings the cards' white within WARMTH and TINT (to the
+    nearest edge: which grey the cards were printed in is not known) at the same brightness;
+    None where it lies within already."""
+    if white_of_cards is None or white_of_cards.min() < 1:
+        return None
+    blue, green, red = np.log(white_of_cards)
+    warmth, tint = red - blue, green - (red + blue) / 2
+    d_warmth = float(np.clip(warmth, *WARMTH)) - warmth
+    d_tint = float(np.clip(tint, *TINT)) - tint
+    if d_warmth == d_tint == 0:
+        return None
+    return np.exp([-d_warmth / 2 - d_tint / 3, 2 * d_tint / 3, d_warmth / 2 - d_tint / 3])
+
+
+def recoloured(frame: np.ndarray, gains: np.ndarray) -> np.ndarray:
+    """The picture (BGR, 8 bits) with each channel multiplied by its gain."""
+    lut = np.clip(np.arange(256, dtype=np.float32)[:, None] * np.float32(gains)[None, :], 0, 255)
+    return cv2.LUT(frame, lut.astype(np.uint8).reshape(256, 1, 3))

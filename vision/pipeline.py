@@ -27,7 +27,7 @@ from .classify import Classifier
 from .grid import (GOAL_COLUMN, GOAL_DRIFT, HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops,
                    cells_from_goal_places, fit_lattice, fullest_columns, goals_a_row_apart, is_goal, map_cell,
                    maze_readings, moved_crop, pin_cells, refit_pinned, start_places)
-from .light import brightened
+from .light import brightened, cards_white, cast_gains, recoloured
 from .observation import Observation, SeenCard, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
@@ -405,6 +405,11 @@ def _shares(observation: Observation, lattice: Lattice) -> tuple[float, float]:
     return len(_sure_cards(observation) & occupied) / len(occupied), alien / len(occupied)
 
 
+def _cast(frame: np.ndarray, lattice: Lattice) -> np.ndarray | None:
+    """``light.cast_gains`` of the white of the cards the lattice sees (under no hand)."""
+    return cast_gains(cards_white(frame, [lattice.quad(c) for c in sorted(lattice.cells - lattice.occluded)]))
+
+
 def _sure_cards(observation: Observation) -> set[Cell]:
     """The cells read surely as maze cards, which judge a lattice: the cards, and those read
     so but not borne out by other crops of them ("unconfirmed": which card lies there is in
@@ -467,7 +472,9 @@ class Step:
     empty: set[Cell]
     busy: bool
     lattice: Lattice | None
-    frame: np.ndarray  # the frame as read (undistorted when the calibration knows the lens, within READ_SIDE): the lattice's pixels
+    # the frame as read (undistorted when the calibration knows the lens, within READ_SIDE,
+    # brought up when too dark): the lattice's pixels
+    frame: np.ndarray
     note: str | None = None  # something the user should hear of: the camera moved off its calibration
 
 
@@ -501,7 +508,17 @@ class Pipeline:
     def observe(self, frame: np.ndarray) -> Observation:
         """Read one photo from scratch."""
         started = time.perf_counter()
-        observation, sure = self._observe(_as_read(self._undistorted(frame)))
+        as_read = _as_read(self._undistorted(frame))
+        observation, sure, lattice = self._observe(as_read)
+        gains = None if lattice is None else _cast(as_read, lattice)
+        if gains is not None:
+            # a lamp's cast that the camera's white balance left, seen in the cards' white:
+            # the photo read again with it taken out, where that reads as many cards surely
+            again, surely, _ = self._observe(recoloured(as_read, gains))
+            if again.error is None and len(_sure_cards(again)) >= len(_sure_cards(observation)):
+                observation, sure = again, surely
+            else:
+                gains = None
         if self.calibration is None and (observation.error or sure < WEAK_SURE_SHARE):
             # One homography cannot follow the lines a wide lens bends, and a lattice grown
             # on a bent maze can lean off its cards from the start (the lens is unknown: a
@@ -510,8 +527,9 @@ class Pipeline:
             # not, the first answer stands.
             from calibration.lens import Lens
 
-            straightened, surely = self._observe(
-                _as_read(Lens(GUESSED_LENS, inscribed=True).undistort(frame)), *STRAIGHTENED_PLAUSIBLE)
+            unbent = _as_read(Lens(GUESSED_LENS, inscribed=True).undistort(frame))
+            straightened, surely, _ = self._observe(unbent if gains is None else recoloured(unbent, gains),
+                                                    *STRAIGHTENED_PLAUSIBLE)
             if straightened.error is None and (observation.error or (
                     surely >= sure + STRAIGHTENED_SURER_BY and len(_sure_cards(straightened)) > len(_sure_cards(observation)))):
                 observation = straightened
@@ -525,9 +543,9 @@ class Pipeline:
         return observation
 
     def _observe(self, frame: np.ndarray, least_sure: float = PHOTO_SURE_SHARE,
-                 most_alien: float = PLAUSIBLE_ALIEN_SHARE) -> tuple[Observation, float]:
-        """The photo's observation, and the share of its lattice's occupied cells read
-        surely as maze cards (0 where no maze was found)."""
+                 most_alien: float = PLAUSIBLE_ALIEN_SHARE) -> tuple[Observation, float, Lattice | None]:
+        """The photo's observation, the share of its lattice's occupied cells read surely as
+        maze cards (0 where no maze was found), and the lattice (None where none)."""
         try:
             fit = fit_lattice(frame, calibration=self.calibration, reads_cards=self._reads_cards,
                               locates_cards=self._locates_cards, draw=self.draw)
@@ -539,7 +557,7 @@ class Pipeline:
                 if mine >= theirs + START_FRAME_MORE:
                     lattice, readings = at_start
         except (GridError, TableError) as exc:
-            return Observation(error=str(exc)), 0.0
+            return Observation(error=str(exc)), 0.0, None
         observation, _ = self._read(frame, lattice)
         sure, alien = _shares(observation, lattice)
         if alien > most_alien or sure < least_sure:
@@ -547,11 +565,11 @@ class Pipeline:
             # as any: the lattice cuts across the cards (a wrong pitch or phase), and what it
             # reads is no maze
             return Observation(error="the card lattice does not line up with the cards: the cells the grid "
-                                     "sees cards on do not read as maze cards"), 0.0
+                                     "sees cards on do not read as maze cards"), 0.0, None
         _add_goals_found(observation, lattice, readings)
         if _direction_from_shape(readings, observation):
             observation.warnings.append(DIRECTION_GUESSED)
-        return observation, sure
+        return observation, sure, lattice
 
     # ------------------------------------------------------------------ video
 

@@ -71,3 +71,25 @@ def test_cards_are_cut_out_of_a_tilted_photo_upright_and_in_order(seed):
 def test_a_photo_without_a_sheet_is_refused_in_words():
     with pytest.raises(DeckCalibrationError, match="no deck sheet found"):
         crops_from_photo(np.full((480, 640, 3), 90, np.uint8), deck_faces(CATALOGUE, ("base",)))
+
+
+def test_a_sheet_photographed_dim_under_a_warm_lamp_gives_the_prototypes_of_one_in_good_light(monkeypatch):
+    """The prototypes are cut in the light the pipeline reads the maze in: a dim photo
+    brought up, a lamp's cast taken out (the sheet's paper is its white); as it came, they
+    lie further from those of the same sheet photographed in good light."""
+    import calibration.deck as deck
+    from vision.classify import Classifier
+
+    classifier = Classifier()
+    faces = deck_faces(CATALOGUE, ("base",))
+    photo = deck_sheet_photo(0, faces, CardStyle.reference(), np.random.default_rng(1))
+    lamp = np.clip(photo * np.float32([0.25, 0.4, 0.5]), 0, 255).astype(np.uint8)
+    good = deck.calibrate(classifier, [photo]).vectors
+
+    def likeness(vectors):
+        return float(np.mean(np.sum(good * vectors, axis=1)))
+
+    mended = likeness(deck.calibrate(classifier, [lamp]).vectors)
+    monkeypatch.setattr(deck, "brightened", lambda picture: picture)
+    monkeypatch.setattr(deck, "cast_gains", lambda white: None)
+    assert mended > likeness(deck.calibrate(classifier, [lamp]).vectors) + 0.02

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from vision.light import LEAST_LEVEL, MOST_GAIN, brightened, white
+from vision.light import LEAST_LEVEL, MOST_GAIN, WARMTH, brightened, cast_gains, recoloured, white
 from vision.scenes import SceneOptions, table_scene
 
 
@@ -34,3 +34,23 @@ def test_a_picture_all_but_wholly_clipped_is_left_as_it_is():
     glare = np.full((480, 640, 3), 255, np.uint8)
     glare[:4, :4] = 30
     assert brightened(glare) is glare
+
+
+def test_the_cards_white_within_what_the_bench_shows_is_no_cast():
+    assert cast_gains(np.array([230.0, 232.0, 240.0])) is None  # a little creamy, as drawn cards are
+    assert cast_gains(None) is None
+
+
+@pytest.mark.parametrize("white", [(140.0, 200.0, 235.0), (240.0, 200.0, 150.0)])
+def test_a_cast_in_the_cards_white_is_taken_to_the_nearest_edge_of_grey_at_the_same_brightness(white):
+    gains = cast_gains(np.array(white))
+    blue, green, red = np.log(np.array(white) * gains)
+    assert red - blue == pytest.approx(WARMTH[1] if white[2] > white[0] else WARMTH[0])
+    assert np.prod(gains) == pytest.approx(1.0)
+
+
+def test_a_picture_is_recoloured_channel_by_channel(photo):
+    out = recoloured(photo, np.array([1.2, 1.0, 0.5]))
+    assert np.abs(out[..., 2].astype(int) - np.round(photo[..., 2] * 0.5)).max() <= 1
+    assert np.array_equal(out[..., 1], photo[..., 1])
+    assert out[..., 0].max() <= 255
