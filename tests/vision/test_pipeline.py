@@ -19,7 +19,7 @@ from vision.classify import Classifier
 from vision.grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, is_goal, map_cell, refit_pinned,
                          translation)
 from vision.observation import Observation, SeenCard, Unsure
-from vision.pipeline import DIRECTION_GUESSED, IN_VIEW, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline, _shares
+from vision.pipeline import DARK, DIRECTION_GUESSED, IN_VIEW, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline, _shares
 from vision.scenes import SceneOptions, table_scene
 
 SIZE = (1280, 720)
@@ -716,14 +716,19 @@ def test_a_colour_photo_as_grey_on_average_as_a_black_and_white_one_is_not_told_
 def test_a_photo_taken_in_a_dim_room_reads_as_one_taken_right(pipeline):
     """The camera's exposure 0.4 of a right one, its sensor noise as before: taken as it came,
     5 of the 34 cards were left unread; brought up to the bench's least white, every card
-    reads right, in a photo and in a fixed camera's frame."""
+    reads right, in a photo and in a fixed camera's frame, and the user is told that the
+    picture is dark (its noise comes up with it)."""
     s = scene(41)
     dim = scene(41, camera_gains=(0.4, 0.4, 0.4))
     assert dim.cells.keys() == s.cells.keys() and dim.image.mean() < 0.5 * s.image.mean()
     for observation in (pipeline.observe(dim.image), Pipeline(pipeline.classifier).step(dim.image).observation):
-        assert observation.error is None
+        assert observation.error is None and observation.warnings == [DARK]
         assert all(c.cell in s.cells and right(c, s.cells[c.cell], pipeline.catalogue) for c in observation.cards)
         assert len(observation.cards) == len(s.cells)
+    assert not pipeline.observe(s.image).warnings
+    night = np.random.default_rng(0).integers(0, 30, (720, 1280, 3)).astype(np.uint8)  # no maze in it
+    for observation in (pipeline.observe(night), Pipeline(pipeline.classifier).step(night).observation):
+        assert observation.error and observation.warnings == [DARK]
 
 
 def test_a_warm_lamps_cast_that_the_cameras_white_balance_left_is_taken_out_of_a_photo(pipeline):

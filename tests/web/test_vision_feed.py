@@ -31,7 +31,7 @@ from companion_web.vision_feed import (
 )
 from engine.board import Board, Placement
 from vision.capture import ReconnectPolicy, open_source
-from vision.pipeline import DIRECTION_GUESSED, NO_COLOUR
+from vision.pipeline import DARK, DIRECTION_GUESSED, NO_COLOUR
 
 from .conftest import FAST_SSE, Table
 
@@ -226,8 +226,8 @@ def test_the_table_screen_shows_the_camera_its_state_and_a_few_viewers(tmp_path,
     feed.start()
     try:
         wait_until(lambda: table.host.get(f"/g/{table.game_id}/feed.json").get_json()["state"] == "searching")
-        # a black picture has no colour: the line under it says what that costs
-        assert table.host.get(f"/g/{table.game_id}/feed.json").get_json()["warnings"] == [NO_COLOUR]
+        # a black picture has no colour, and is dark: the line under it says what that costs
+        assert table.host.get(f"/g/{table.game_id}/feed.json").get_json()["warnings"] == [NO_COLOUR, DARK]
         viewers = [feed.frames() for _ in range(MAX_VIEWERS)]
         for viewer in viewers:
             next(viewer)
