@@ -48,10 +48,9 @@ def exposure_gain(frame: np.ndarray) -> float:
     """How much brighter the picture must be for its white's brightest channel to reach
     LEAST_LEVEL (1 where it does; at most MOST_GAIN)."""
     w = white(frame)
-    level = 0.0 if w is None else float(w.max())
-    if w is None or level >= LEAST_LEVEL:
+    if w is None or w.max() >= LEAST_LEVEL:
         return 1.0
-    return min(LEAST_LEVEL / max(level, 1.0), MOST_GAIN)
+    return min(LEAST_LEVEL / max(float(w.max()), 1.0), MOST_GAIN)
 
 
 def brightened(frame: np.ndarray) -> np.ndarray:
