@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from vision.light import LEAST_LEVEL, MOST_GAIN, WARMTH, brightened, cast_gains, recoloured, white
+from vision.light import LEAST_LEVEL, MOST_GAIN, WARMTH, brightened, cards_white, cast_gains, recoloured, white
 from vision.scenes import SceneOptions, table_scene
 
 
@@ -54,3 +54,12 @@ def test_a_picture_is_recoloured_channel_by_channel(photo):
     assert np.abs(out[..., 2].astype(int) - np.round(photo[..., 2] * 0.5)).max() <= 1
     assert np.array_equal(out[..., 1], photo[..., 1])
     assert out[..., 0].max() <= 255
+
+
+def test_the_cards_white_is_their_brightest_tenth_not_clipped():
+    picture = np.zeros((200, 200, 3), np.uint8)
+    picture[50:150, 50:150] = 100
+    picture[50:60, 50:150] = (200, 210, 220)  # a tenth of the card
+    picture[60:70, 50:150] = 255  # clipped: no measure of the white
+    card = np.array([[50, 50], [150, 50], [150, 150], [50, 150]], float)
+    assert cards_white(picture, [card]) == pytest.approx([200, 210, 220], abs=3)
