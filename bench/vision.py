@@ -1,7 +1,7 @@
 """Vision benchmark: whole table photos and filmed games with ground truth.
 
     python bench/vision.py [--scenes 200] [--first 0] [--videos 30] [--scans DIR] [--lens K]
-                           [--light dim|warm|cool] [--size WxH] [--sheet-photos N] [--draw N]
+                           [--light dim|bright|warm|cool] [--size WxH] [--sheet-photos N] [--draw N]
                            [--misregister PX] [--json]
                            [--diagnose] [--photo K ...]
 
@@ -21,8 +21,10 @@
   into one; ``--lens K`` takes the photos and the films through a stronger barrel lens
   than the scenes' mild one (a corner moved by up to K of the half diagonal: wide webcam
   lenses reach 0.1), ``--light`` through a camera whose exposure or white balance is off
-  (a dim room, a warm lamp or daylight against the white balance it was locked at), and
-  ``--size`` takes the photos at another size than 1080p (a 720p webcam: 1280x720);
+  (a dim room, an exposure set for a darker table, a warm lamp or daylight against the white
+  balance it was locked at; the photos read with each warning about the picture, dark,
+  burnt out, small cards or no colour, are counted), and ``--size`` takes the photos at
+  another size than 1080p (a 720p webcam: 1280x720);
   ``--sheet-photos N`` reads each photo as a fixed camera calibrated with the ArUco sheet
   would: the sheet photographed N times by the photo's camera (the last in the middle of the
   view, the others in its corners), ``calibrate-table`` on those photos (one photo: the
@@ -55,6 +57,7 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -70,7 +73,7 @@ from engine.catalogue import default_catalogue
 from vision.classes import is_half_turn_symmetric
 from vision.classify import DEFAULT_MODEL, Classifier
 from vision.grid import Lattice
-from vision.pipeline import DIRECTION_GUESSED, STRAIGHTENED, Pipeline, Step
+from vision.pipeline import BURNT, DARK, DIRECTION_GUESSED, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline, Step
 from vision.printed import PrintedDeck, PrintedDeckError
 from vision.scenes import SceneOptions, marker_sheet_photo, table_scene, table_video
 from vision.track import MazeTracker
@@ -78,7 +81,10 @@ from vision.track import MazeTracker
 CATALOGUE = default_catalogue()
 SEED = 7_000_000  # far from every seed the tests and the training use
 # the camera's gain per channel (BGR) against a right exposure and white balance (SceneOptions.camera_gains)
-LIGHTS = {"right": (1.0, 1.0, 1.0), "dim": (0.4, 0.4, 0.4), "warm": (0.62, 1.0, 1.25), "cool": (1.3, 0.95, 0.78)}
+LIGHTS = {"right": (1.0, 1.0, 1.0), "dim": (0.4, 0.4, 0.4), "bright": (1.3, 1.3, 1.3),
+          "warm": (0.62, 1.0, 1.25), "cool": (1.3, 0.95, 0.78)}
+# the warnings about the picture itself that a photo's reading may carry, as the bench counts them
+PICTURE_WARNINGS = {"dark": DARK, "burnt out": BURNT, "small cards": SMALL_CARDS, "no colour": NO_COLOUR}
 # where --sheet-photos lays the marker sheet (shares of the frame), the last where it stays
 SHEET_SPOTS = ((0.25, 0.25), (0.75, 0.25), (0.75, 0.75), (0.25, 0.75), (0.5, 0.5))
 
@@ -124,6 +130,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
                                   "boards_right_as_far_as_seen", "framed_off"), 0)
     readable = readable_right = readable_wrong = hidden = hidden_read = 0
     guessed = guessed_off = 0  # photos read with their direction judged from the maze's shape, and of those framed off
+    told = Counter()  # photos read with a warning about the picture, by PICTURE_WARNINGS
     photo_ms = []
     for k in indices:
         scene = first if k == indices[0] else table_scene(np.random.default_rng(SEED + k), size=size,
@@ -185,6 +192,8 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         if DIRECTION_GUESSED in observation.warnings:
             guessed += 1
             guessed_off += shift is not None
+        warned = [name for name, warning in PICTURE_WARNINGS.items() if warning in observation.warnings]
+        told.update(warned)
         if STRAIGHTENED in observation.warnings:
             now = (1, right, readable_right, wrong, extra, boards_right_seen, framed_off)
             straightened = {key: total + a - b for (key, total), a, b in zip(straightened.items(), now, tallied)}
@@ -194,7 +203,8 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
                   f"{w} wrong, {x} read where none lies, {observation.ms:.0f} ms"
                   + (f", frame {shift}" if shift else "")
                   + (", read straightened" if STRAIGHTENED in observation.warnings else "")
-                  + (", direction guessed" if DIRECTION_GUESSED in observation.warnings else ""), file=sys.stderr)
+                  + (", direction guessed" if DIRECTION_GUESSED in observation.warnings else "")
+                  + "".join(f", {name}" for name in warned), file=sys.stderr)
     count = len(indices)
     return {
         "scenes": count, "cards": cards,
@@ -219,6 +229,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         # the photos whose direction the maze's shape alone judged (no goal card read; they
         # carry a warning), and how many of them were framed off
         "direction_guessed": {"photos": guessed, "framed_off": guessed_off},
+        "warned": {name: told[name] for name in PICTURE_WARNINGS},
         "cold_single_photo_ms": round(cold_ms, 1),
         "photo_ms_median": round(float(np.median(photo_ms)), 1),
         "photo_ms_p90": round(float(np.percentile(photo_ms, 90)), 1),
@@ -398,7 +409,8 @@ def main() -> int:
                              f"half diagonal (default {SceneOptions.barrel}, a mild lens; wide webcam lenses reach 0.1)")
     parser.add_argument("--light", choices=LIGHTS, default="right",
                         help="the camera's exposure and white balance (default right): a dim room (0.4 as bright, "
-                             "the sensor's noise as before), a warm lamp with the white balance locked for "
+                             "the sensor's noise as before), an exposure set for a darker table (1.3 as bright, "
+                             "the cards' white clipping), a warm lamp with the white balance locked for "
                              "daylight, or daylight with it locked for a lamp")
     parser.add_argument("--size", type=_size, default=(1920, 1080),
                         help="the photos' size, WIDTHxHEIGHT (default 1920x1080; the films stay 1080p)")

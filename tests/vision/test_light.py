@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from vision.light import LEAST_LEVEL, MOST_GAIN, WARMTH, brightened, cards_white, cast_gains, recoloured, white
+from vision.light import LEAST_LEVEL, MOST_GAIN, WARMTH, brightened, burnt_share, cards_white, cast_gains, recoloured, white
 from vision.scenes import SceneOptions, table_scene
 
 
@@ -54,6 +54,18 @@ def test_a_picture_is_recoloured_channel_by_channel(photo):
     assert np.abs(out[..., 2].astype(int) - np.round(photo[..., 2] * 0.5)).max() <= 1
     assert np.array_equal(out[..., 1], photo[..., 1])
     assert out[..., 0].max() <= 255
+
+
+def test_the_share_of_the_cards_clipped_is_counted_within_them_alone():
+    """A card (80 x 120 px) half clipped, on a table clipped everywhere else: the table is no
+    card; a card partly past the frame's edge counts what is in view."""
+    picture = np.full((300, 400, 3), 255, np.uint8)
+    picture[100:220, 100:180] = 120
+    picture[100:160, 100:180] = (90, 250, 200)  # half of it: clipped in one channel
+    card = np.array([[100, 100], [180, 100], [180, 220], [100, 220]], float)
+    assert burnt_share(picture, [card]) == pytest.approx(0.5, abs=0.05)
+    assert burnt_share(picture, [card - (150, 0)]) == 1.0  # what remains in view is the table's
+    assert burnt_share(picture, []) == 0.0
 
 
 def test_the_cards_white_is_their_brightest_tenth_not_clipped():

@@ -19,7 +19,7 @@ from vision.classify import Classifier
 from vision.grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, is_goal, map_cell, refit_pinned,
                          translation)
 from vision.observation import Observation, SeenCard, Unsure
-from vision.pipeline import DARK, DIRECTION_GUESSED, IN_VIEW, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline, _shares
+from vision.pipeline import BURNT, DARK, DIRECTION_GUESSED, IN_VIEW, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline, _shares
 from vision.scenes import SceneOptions, table_scene
 
 SIZE = (1280, 720)
@@ -739,6 +739,23 @@ def test_a_warm_lamps_cast_that_the_cameras_white_balance_left_is_taken_out_of_a
     observation = pipeline.observe(s.image)
     assert all(c.cell in s.cells and right(c, s.cells[c.cell], pipeline.catalogue) for c in observation.cards)
     assert len(observation.cards) == len(s.cells)
+
+
+def test_a_picture_whose_cards_white_is_burnt_out_says_so(pipeline):
+    """A camera exposing 1.6 times too long (as for a darker table): the cards' tunnels and
+    much of their rock clip, and 7 of the 34 cards are left unread. What clipping took
+    cannot be mended, so the reading says so, of a photo and of a fixed camera's frame;
+    exposed right, it says nothing. Where so few cards read that the maze cannot be anchored
+    (43) or the lattice reads as no maze (57), the answer says why as well."""
+    s = scene(44, camera_gains=(1.6, 1.6, 1.6))
+    for observation in (pipeline.observe(s.image), Pipeline(pipeline.classifier).step(s.image).observation):
+        assert observation.error is None and observation.warnings == [BURNT]
+        assert all(c.cell in s.cells and right(c, s.cells[c.cell], pipeline.catalogue) for c in observation.cards)
+    assert not pipeline.observe(scene(44).image).warnings
+    for k in (43, 57):
+        assert not pipeline.observe(scene(k).image).error
+        burnt = pipeline.observe(scene(k, camera_gains=(1.7, 1.7, 1.7)).image)
+        assert burnt.error and burnt.warnings == [BURNT]
 
 
 def test_cards_too_small_to_read_surely_are_warned_of(pipeline):
