@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from vision.light import LEAST_LEVEL, MOST_GAIN, WARMTH, brightened, burnt_share, cards_white, cast_gains, recoloured, white
+from vision.light import (LEAST_LEVEL, MOST_GAIN, WARMTH, brightened, burnt_share, cards_white, cast_gains, recoloured,
+                          white)
 from vision.scenes import SceneOptions, table_scene
 
 

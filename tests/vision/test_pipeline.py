@@ -19,7 +19,8 @@ from vision.classify import Classifier
 from vision.grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, is_goal, map_cell, refit_pinned,
                          translation)
 from vision.observation import Observation, SeenCard, Unsure
-from vision.pipeline import BURNT, DARK, DIRECTION_GUESSED, IN_VIEW, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline, _shares
+from vision.pipeline import (BURNT, DARK, DIRECTION_GUESSED, IN_VIEW, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline,
+                             _shares)
 from vision.scenes import SceneOptions, table_scene
 
 SIZE = (1280, 720)
