@@ -2,7 +2,7 @@
 
     python bench/vision.py [--scenes 200] [--first 0] [--videos 30] [--scans DIR] [--lens K]
                            [--light dim|bright|warm|cool] [--size WxH] [--sheet-photos N] [--draw N]
-                           [--misregister PX] [--json]
+                           [--defocus PX] [--misregister PX] [--json]
                            [--diagnose] [--photo K ...]
 
 * scenes: synthetic 1080p photos of random legal mazes (unseen seeds; camera pose, tilt,
@@ -23,7 +23,8 @@
   lenses reach 0.1), ``--light`` through a camera whose exposure or white balance is off
   (a dim room, an exposure set for a darker table, a warm lamp or daylight against the white
   balance it was locked at; the photos read with each warning about the picture, dark,
-  burnt out, small cards or no colour, are counted), and ``--size`` takes the photos at
+  burnt out, blurred, small cards or no colour, are counted), ``--defocus PX`` through a lens
+  out of focus (a Gaussian blur of PX pixels), and ``--size`` takes the photos at
   another size than 1080p (a 720p webcam: 1280x720);
   ``--sheet-photos N`` reads each photo as a fixed camera calibrated with the ArUco sheet
   would: the sheet photographed N times by the photo's camera (the last in the middle of the
@@ -73,7 +74,8 @@ from engine.catalogue import default_catalogue
 from vision.classes import is_half_turn_symmetric
 from vision.classify import DEFAULT_MODEL, Classifier
 from vision.grid import Lattice
-from vision.pipeline import BURNT, DARK, DIRECTION_GUESSED, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline, Step
+from vision.pipeline import (BLURRED, BURNT, DARK, DIRECTION_GUESSED, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline,
+                             Step)
 from vision.printed import PrintedDeck, PrintedDeckError
 from vision.scenes import SceneOptions, marker_sheet_photo, table_scene, table_video
 from vision.track import MazeTracker
@@ -84,7 +86,8 @@ SEED = 7_000_000  # far from every seed the tests and the training use
 LIGHTS = {"right": (1.0, 1.0, 1.0), "dim": (0.4, 0.4, 0.4), "bright": (1.3, 1.3, 1.3),
           "warm": (0.62, 1.0, 1.25), "cool": (1.3, 0.95, 0.78)}
 # the warnings about the picture itself that a photo's reading may carry, as the bench counts them
-PICTURE_WARNINGS = {"dark": DARK, "burnt out": BURNT, "small cards": SMALL_CARDS, "no colour": NO_COLOUR}
+PICTURE_WARNINGS = {"dark": DARK, "burnt out": BURNT, "blurred": BLURRED, "small cards": SMALL_CARDS,
+                    "no colour": NO_COLOUR}
 # where --sheet-photos lays the marker sheet (shares of the frame), the last where it stays
 SHEET_SPOTS = ((0.25, 0.25), (0.75, 0.25), (0.75, 0.75), (0.25, 0.75), (0.5, 0.5))
 
@@ -412,6 +415,10 @@ def main() -> int:
                              "the sensor's noise as before), an exposure set for a darker table (1.3 as bright, "
                              "the cards' white clipping), a warm lamp with the white balance locked for "
                              "daylight, or daylight with it locked for a lamp")
+    parser.add_argument("--defocus", type=float, default=None, metavar="PX",
+                        help="the camera's lens out of focus: a Gaussian blur of this many pixels (sigma) on every "
+                             f"photo and film (default the scenes' own, {SceneOptions.blur_px[0]} to "
+                             f"{SceneOptions.blur_px[1]})")
     parser.add_argument("--size", type=_size, default=(1920, 1080),
                         help="the photos' size, WIDTHxHEIGHT (default 1920x1080; the films stay 1080p)")
     parser.add_argument("--sheet-photos", type=int, default=0, choices=range(len(SHEET_SPOTS) + 1),
@@ -441,6 +448,8 @@ def main() -> int:
         print(f"bench/vision.py: {exc}", file=sys.stderr)
         return 2
     options = SceneOptions(barrel=args.lens, camera_gains=LIGHTS[args.light])
+    if args.defocus is not None:
+        options = replace(options, blur_px=(args.defocus, args.defocus))
     runs = {"drawn": None} | ({"printed": printed} if printed else {})
     figures = {}
     for name, deck in runs.items():

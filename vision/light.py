@@ -83,11 +83,11 @@ TINT = (-0.08, 0.1)
 CARD_WHITE_SHARE = 10.0  # per cent of the cards' pixels not clipped
 
 
-def _within(frame: np.ndarray, quads: list[np.ndarray], step: int = 1) -> np.ndarray:
-    """The pixels (N x 3) of the frame within these quadrilaterals (pixels of the frame),
-    every ``step``-th one each way."""
+def pixels_within(frame: np.ndarray, quads: list[np.ndarray], step: int = 1) -> np.ndarray:
+    """The pixels (N x channels) of the frame within these quadrilaterals (pixels of the
+    frame), every ``step``-th one each way."""
     if not quads:
-        return np.empty((0, 3), frame.dtype)
+        return np.empty((0, *frame.shape[2:]), frame.dtype)
     h, w = frame.shape[:2]
     corners = np.concatenate(quads)
     # only the quadrilaterals' box is masked: a maze covers a small part of the frame
@@ -102,7 +102,7 @@ def _within(frame: np.ndarray, quads: list[np.ndarray], step: int = 1) -> np.nda
 def cards_white(frame: np.ndarray, quads: list[np.ndarray]) -> np.ndarray | None:
     """The mean colour (BGR) of the brightest tenth of the pixels not clipped within these
     quadrilaterals (the maze's cards, pixels); None where they hold next to none."""
-    return _brightest(*_within(frame, quads).T, CARD_WHITE_SHARE)
+    return _brightest(*pixels_within(frame, quads).T, CARD_WHITE_SHARE)
 
 
 # A picture exposed for a dark table (a webcam's automatic exposure over a dark cloth), or a
@@ -118,7 +118,7 @@ BURNT_SHARE = 0.4
 def burnt_share(frame: np.ndarray, quads: list[np.ndarray]) -> float:
     """The share of the pixels within these quadrilaterals (the maze's cards, pixels) with a
     channel clipped, from every fourth pixel each way; 0 where they hold none."""
-    pixels = _within(frame, quads, step=4)
+    pixels = pixels_within(frame, quads, step=4)
     return float(np.count_nonzero(pixels.max(axis=1) >= CLIPPED)) / len(pixels) if len(pixels) else 0.0
 
 

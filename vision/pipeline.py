@@ -27,6 +27,7 @@ from .classify import Classifier
 from .grid import (GOAL_COLUMN, GOAL_DRIFT, HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops,
                    cells_from_goal_places, fit_lattice, fullest_columns, goals_a_row_apart, is_goal, map_cell,
                    maze_readings, moved_crop, pin_cells, refit_pinned, start_places)
+from .focus import BLURRED_SHARE, blur
 from .light import BURNT_SHARE, brightened, burnt_share, cards_white, cast_gains, recoloured
 from .observation import Observation, SeenCard, Unsure
 from .read import VARIANTS, read_cells
@@ -235,6 +236,9 @@ DARK = ("the picture is dark (a dim room, or the camera's exposure locked low): 
 # A picture whose cards' white clips (light.burnt_share) cannot be mended: the user is told.
 BURNT = ("the cards' white is burnt out (the camera's exposure set for a darker table, or a lamp too close): "
          "a card whose tunnels cannot be told from its rock is left unread: lower the exposure or the light")
+# Nor can a picture out of focus (focus.blur), where cards are misread as well as left unread.
+BLURRED = ("the picture is blurred (the camera out of focus, or shaken): the cards' tunnels run into their rock, "
+           "and a card may be misread: focus the camera or hold it still, and take the picture again")
 COLOURED = 12  # a pixel's largest channel less its smallest (0..255) from which it shows a colour
 # Cards narrower than this (pixels, as read) are read unreliably: on the 200 drawn bench
 # photos at 640 x 480, those whose cards were under 25 px wide held 91 of the 95 cards read
@@ -421,13 +425,22 @@ def _cast(frame: np.ndarray, lattice: Lattice) -> np.ndarray | None:
     return cast_gains(cards_white(frame, [lattice.quad(c) for c in sorted(lattice.cells - lattice.occluded)]))
 
 
-def _burnt_out(frame: np.ndarray, lattice: Lattice | None) -> bool:
-    """Whether the cards the lattice sees in view and under no hand are burnt out
-    (``light.burnt_share``)."""
+def _faults(frame: np.ndarray, lattice: Lattice | None) -> list[str]:
+    """The warnings about the picture that the cards the lattice sees in view and under no
+    hand give: their white burnt out (``light.burnt_share``), their edges blurred
+    (``focus.blur``)."""
     if lattice is None:
-        return False
-    in_sight = [c for c in sorted(lattice.cells - lattice.occluded) if lattice.share_in_view(c) >= IN_VIEW]
-    return bool(in_sight) and burnt_share(frame, [lattice.quad(c) for c in in_sight]) >= BURNT_SHARE
+        return []
+    quads = [lattice.quad(c) for c in sorted(lattice.cells - lattice.occluded) if lattice.share_in_view(c) >= IN_VIEW]
+    if not quads:
+        return []
+    faults = [BURNT] if burnt_share(frame, quads) >= BURNT_SHARE else []
+    # cards too small to read surely are warned of as such (SMALL_CARDS): a few pixels wide,
+    # any camera's blur spreads their edges as far as a lens out of focus does a card's
+    card_px = lattice.cell_size_px()
+    if card_px >= SMALL_CARD_PX and blur(frame, quads, card_px) >= BLURRED_SHARE:
+        faults.append(BLURRED)
+    return faults
 
 
 def _sure_cards(observation: Observation) -> set[Cell]:
@@ -519,11 +532,11 @@ class Pipeline:
     # the confirmations of the readings on one lattice while the view stays still (read.read_cells)
     _verdicts: dict = field(default_factory=dict)
     _verdicts_on: Lattice | None = None
-    # whether the cards' white is burnt out, judged once on each lattice of a still view (a
-    # hand over the cards changes which of them are looked at, and the warning would come
-    # and go with it)
-    _burnt: bool = False
-    _burnt_on: Lattice | None = None
+    # the picture's faults (_faults), judged once on each lattice of a still view (a hand
+    # over the cards changes which of them are looked at, and a warning would come and go
+    # with it)
+    _faults: list[str] = field(default_factory=list)
+    _faults_on: Lattice | None = None
 
     def __post_init__(self) -> None:
         self.classifier.restrict_to(game_faces(self.catalogue, self.game))
@@ -585,18 +598,18 @@ class Pipeline:
                 if mine >= theirs + START_FRAME_MORE:
                     lattice, readings = at_start
         except (GridError, TableError) as exc:
-            # the lattice found, if any, says whether the cards were too burnt out to anchor it
-            return Observation(error=str(exc), warnings=[BURNT] if _burnt_out(frame, fit) else []), 0.0, None
+            # the lattice found, if any, says whether the picture was too poor to anchor it
+            return Observation(error=str(exc), warnings=_faults(frame, fit)), 0.0, None
         observation, _ = self._read(frame, lattice)
-        burnt = [BURNT] if _burnt_out(frame, lattice) else []
+        faults = _faults(frame, lattice)
         sure, alien = _shares(observation, lattice)
         if alien > most_alien or sure < least_sure:
             # the cells where the grid sees cards read mostly as no maze card, or few surely
             # as any: the lattice cuts across the cards (a wrong pitch or phase), and what it
             # reads is no maze
             return Observation(error="the card lattice does not line up with the cards: the cells the grid "
-                                     "sees cards on do not read as maze cards", warnings=burnt), 0.0, None
-        observation.warnings += burnt
+                                     "sees cards on do not read as maze cards", warnings=faults), 0.0, None
+        observation.warnings += faults
         _add_goals_found(observation, lattice, readings)
         if _direction_from_shape(readings, observation):
             observation.warnings.append(DIRECTION_GUESSED)
@@ -667,15 +680,14 @@ class Pipeline:
                 lattice, observation, empty = recentred
         if not busy:
             looked |= self._add_goals(frame, lattice, observation, empty)
-            if lattice is not self._burnt_on:
-                self._burnt, self._burnt_on = _burnt_out(frame, lattice), lattice
+            if lattice is not self._faults_on:
+                self._faults, self._faults_on = _faults(frame, lattice), lattice
         done = time.perf_counter()
         if looked:
             self.timings["second look"] = (done - moved) * 1e3
         # a goal card read on its place in the frame guessed says it was guessed right
         self._direction_guessed = self._direction_guessed and not any(is_goal(c.face) for c in observation.cards)
-        if self._burnt:
-            observation.warnings.append(BURNT)
+        observation.warnings += self._faults
         if self._direction_guessed:
             observation.warnings.append(DIRECTION_GUESSED)
         if dark:
