@@ -13,7 +13,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .light import pixels_within
+from .light import pixels_within, quads_box
 
 # The blur (a Gaussian's sigma, as a share of a card's short side) of the bench's 40 first
 # photos as rendered lies between 0.012 and 0.047; blurred 2.5 and 4 pixels, 0.036 to 0.106.
@@ -34,10 +34,7 @@ def blur(frame: np.ndarray, quads: list[np.ndarray], card_px: float) -> float:
     if not quads or card_px <= 0:
         return 0.0
     # only the quadrilaterals' box (and a pixel round it, for the gradient) is looked at
-    h, w = frame.shape[:2]
-    corners = np.concatenate(quads)
-    x0, y0 = np.clip(np.floor(corners.min(axis=0)).astype(int) - 1, 0, [w, h])
-    x1, y1 = np.clip(np.ceil(corners.max(axis=0)).astype(int) + 2, 0, [w, h])
+    x0, y0, x1, y1 = quads_box(quads, frame.shape, margin=1)
     grey = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32)
     # a Sobel kernel weighs a unit step 8 times
     steepness = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)) / 8

@@ -83,16 +83,24 @@ TINT = (-0.08, 0.1)
 CARD_WHITE_SHARE = 10.0  # per cent of the cards' pixels not clipped
 
 
+def quads_box(quads: list[np.ndarray], shape: tuple[int, ...], margin: int = 0) -> tuple[int, int, int, int]:
+    """The box (x0, y0, x1, y1: pixels, clipped to a frame of this shape) that holds these
+    quadrilaterals (a maze covers a small part of the frame), ``margin`` pixels wider each way."""
+    h, w = shape[:2]
+    corners = np.concatenate(quads)
+    x0, y0 = np.clip(np.floor(corners.min(axis=0)).astype(int) - margin, 0, [w, h])
+    x1, y1 = np.clip(np.ceil(corners.max(axis=0)).astype(int) + 1 + margin, 0, [w, h])
+    return int(x0), int(y0), int(x1), int(y1)
+
+
 def pixels_within(frame: np.ndarray, quads: list[np.ndarray], step: int = 1) -> np.ndarray:
     """The pixels (N x channels) of the frame within these quadrilaterals (pixels of the
     frame), every ``step``-th one each way."""
     if not quads:
         return np.empty((0, *frame.shape[2:]), frame.dtype)
-    h, w = frame.shape[:2]
-    corners = np.concatenate(quads)
-    # only the quadrilaterals' box is masked: a maze covers a small part of the frame
-    x0, y0 = (np.clip(np.floor(corners.min(axis=0)).astype(int), 0, [w, h]) // step) * step
-    x1, y1 = np.clip(np.ceil(corners.max(axis=0)).astype(int) + 1, 0, [w, h])
+    # only the quadrilaterals' box is masked
+    x0, y0, x1, y1 = quads_box(quads, frame.shape)
+    x0, y0 = x0 // step * step, y0 // step * step
     box = frame[y0:y1:step, x0:x1:step]
     mask = np.zeros(box.shape[:2], np.uint8)
     cv2.fillPoly(mask, [np.round((q - (x0, y0)) / step).astype(np.int32) for q in quads], 1)
