@@ -4,8 +4,8 @@ The marker sheet (``calibration.markers``) lies flat on the table. ``calibrate_t
 ``detect_markers`` + ``fit_homography``) finds its markers and fits the homography from the
 image to the sheet's millimetre frame; ``TableCalibration`` stores it as JSON so the next
 session starts without calibrating; ``verify`` cheaply re-checks a live frame and says
-whether the camera (or the sheet) moved, so the caller knows when to fit again; and
-``warp_to_table`` renders the top-down view the grid stage works in.
+whether the camera (or the sheet) moved, so the caller knows when to fit again. The
+table stage (``vision.table.plane_from_calibration``) renders the top-down view from it.
 
 Why millimetres: card sizes are physical, so the grid stage can size its lattice without
 guessing from the picture, and the stored calibration stays meaningful if the caller
@@ -15,7 +15,6 @@ changes the resolution of the top-down view.
 from __future__ import annotations
 
 import json
-import math
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -49,10 +48,6 @@ RANSAC_THRESHOLD_PX = 3.0
 MOVED_THRESHOLD_PX = 2.0
 # verify()'s fallback search runs on a frame shrunk so its long side is at most this.
 FALLBACK_LONG_SIDE_PX = 960
-# Without a region, warp_to_table shows what the camera sees of the table, but not beyond
-# this distance from the sheet: near the horizon a tilted camera would map to kilometres.
-DEFAULT_VIEW_REACH_MM = 1500.0
-MAX_VIEW_SIDE_PX = 8192
 
 
 class CalibrationError(RuntimeError):
@@ -424,75 +419,3 @@ def verify(
             CameraCheck.MOVED, error, seen, f"the markers are {error:.1f} px from where they were; calibrate again."
         )
     return VerifyResult(CameraCheck.STILL, error, seen, f"the camera is still ({error:.2f} px).")
-
-
-@dataclass(frozen=True)
-class TableRegion:
-    """A rectangle of the table plane, in millimetres of the sheet frame."""
-
-    x_mm: float
-    y_mm: float
-    width_mm: float
-    height_mm: float
-
-
-@dataclass(frozen=True)
-class TableView:
-    """A top-down picture of a table region: pixel (u, v) shows table point
-    (x_mm + (u + 0.5) / px_per_mm, y_mm + (v + 0.5) / px_per_mm)."""
-
-    image: npt.NDArray[np.uint8]
-    region: TableRegion
-    px_per_mm: float
-    image_to_view: FloatArray
-
-    def view_to_table(self, points_px: npt.ArrayLike) -> FloatArray:
-        points = np.asarray(points_px, dtype=np.float64).reshape(-1, 2)
-        return (points + 0.5) / self.px_per_mm + np.array([self.region.x_mm, self.region.y_mm])
-
-    def table_to_view(self, points_mm: npt.ArrayLike) -> FloatArray:
-        points = np.asarray(points_mm, dtype=np.float64).reshape(-1, 2)
-        return (points - np.array([self.region.x_mm, self.region.y_mm])) * self.px_per_mm - 0.5
-
-
-def _visible_region(calibration: TableCalibration) -> TableRegion:
-    """The table the camera sees, limited to DEFAULT_VIEW_REACH_MM around the sheet."""
-    layout_points = np.array(list(calibration.layout.values()), dtype=np.float64).reshape(-1, 2)
-    low = layout_points.min(axis=0) - DEFAULT_VIEW_REACH_MM
-    high = layout_points.max(axis=0) + DEFAULT_VIEW_REACH_MM
-    width, height = calibration.image_size
-    frame = np.array([[0, 0, 1], [width - 1, 0, 1], [width - 1, height - 1, 1], [0, height - 1, 1]], dtype=np.float64)
-    mapped = frame @ calibration.homography.T
-    if np.all(mapped[:, 2] > 0):  # all four frame corners look down at the table
-        footprint = mapped[:, :2] / mapped[:, 2:]
-        low, high = np.maximum(low, footprint.min(axis=0)), np.minimum(high, footprint.max(axis=0))
-    return TableRegion(float(low[0]), float(low[1]), float(high[0] - low[0]), float(high[1] - low[1]))
-
-
-def warp_to_table(
-    image: npt.NDArray[np.uint8],
-    calibration: TableCalibration,
-    px_per_mm: float,
-    region: TableRegion | None = None,
-) -> TableView:
-    """The top-down view of ``region`` (default: what the camera sees of the table) at
-    ``px_per_mm``; a fixed scale means a card has the same size in pixels everywhere."""
-    if px_per_mm <= 0:
-        raise ValueError("px_per_mm must be positive")
-    region = region or _visible_region(calibration)
-    out_w, out_h = math.ceil(region.width_mm * px_per_mm), math.ceil(region.height_mm * px_per_mm)
-    if not (0 < out_w <= MAX_VIEW_SIDE_PX and 0 < out_h <= MAX_VIEW_SIDE_PX):
-        raise ValueError(
-            f"a {out_w}x{out_h} px view is too large (at most {MAX_VIEW_SIDE_PX} px a side); "
-            "lower px_per_mm or pass a smaller region."
-        )
-    table_to_view = np.array(
-        [
-            [px_per_mm, 0.0, -region.x_mm * px_per_mm - 0.5],
-            [0.0, px_per_mm, -region.y_mm * px_per_mm - 0.5],
-            [0.0, 0.0, 1.0],
-        ]
-    )
-    image_to_view = table_to_view @ calibration.homography
-    view = cv2.warpPerspective(image, image_to_view, (out_w, out_h), flags=cv2.INTER_LINEAR)
-    return TableView(view, region, px_per_mm, image_to_view)

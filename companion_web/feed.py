@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from abc import ABC
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Union
+from typing import Callable, Iterator, Union
 
-from engine.board import Board, Placement, placement_from_dict
+from engine.board import Board, Placement
 
 
 @dataclass(frozen=True)
@@ -125,31 +125,3 @@ class ManualFeed(TableFeed):
     """No camera: the host enters each card laid or taken away on the table screen."""
 
     name = "manual"
-
-
-def changes_from_observation(board: Board, observation: dict,
-                             contested: Iterable[Placement] = ()) -> list[FeedChange]:
-    """The changes an Observation (shared/DESIGN.md) shows against the public board.
-
-    ``board`` is the public maze (``views.public_board``), ``contested`` the refused cards
-    still lying on the table, so that a card the engine refused is not reported again on
-    every frame. Cells listed as uncertain are skipped: a hand over the table must not
-    read as a rockfall. A cell whose card changed face is left to the host to correct
-    (a misread), since a real table never swaps a card in place.
-    """
-    uncertain = {(u["x"], u["y"]) for u in observation.get("uncertain", ())}
-    known = {p.cell for p in board.placements()} | {p.cell for p in contested}
-    seen = {}
-    for card in observation.get("cards", ()):
-        placement = placement_from_dict({k: card[k] for k in ("x", "y", "face", "rotation") if k in card})
-        seen[placement.cell] = placement
-    changes: list[FeedChange] = [CardPlaced(p) for cell, p in sorted(seen.items())
-                                 if cell not in known and cell not in uncertain]
-    movable = {p.cell for p in board.placements() if board.catalogue.face(p.face).is_path}
-    movable |= {p.cell for p in contested}
-    changes += [CardRemoved(x, y) for x, y in sorted(movable - set(seen) - uncertain)]
-    for goal in observation.get("goals", ()):
-        cell = (goal["x"], goal["y"])
-        if goal.get("state") not in (None, "hidden") and board.is_hidden_goal(cell):
-            changes.append(GoalTurned(*cell))
-    return changes

@@ -585,9 +585,10 @@ class Board:
         return found
 
     def gold_routes(self, limit: int = 1000) -> list[tuple[list[Cell], frozenset[str]]]:
-        """Start-to-gold routes (simple paths over tunnels) with the door colours each passes.
-
-        For showing players; capped at ``limit`` because a maze of crossroads has very many.
+        """Start-to-gold routes (simple paths over tunnels) with the door colours each passes:
+        the routes themselves, where ``gold_door_sets`` keeps only their minimal colour sets
+        (the tests check one against the other). Capped at ``limit`` because a maze of
+        crossroads has very many.
         """
         nodes, links, sources, golds = self._tunnel_graph()
         gold_set = set(golds)

@@ -40,8 +40,6 @@ from engine.catalogue import Catalogue, default_catalogue
 from vision import cardart
 from vision.cardart import CARD_MM, CardStyle
 
-EMPTY = "empty"
-ABSTAIN = "abstain"
 # The kinds the classifier is trained to abstain on (one is drawn when none is asked for).
 ABSTAIN_KINDS = ("hand", "action", "crosswise", "back", "offset")
 # A cell cut at the wrong pitch, which the benchmark measures but training leaves out: a
@@ -694,38 +692,3 @@ def render_abstain(rng: np.random.Generator, kind: str | None = None, *, out_siz
     else:
         centre = _Centre(kind, art=art)
     return _render(centre, rng, out_size, cat, aug, None), kind
-
-
-def sample_label(rng: np.random.Generator, faces: list[str], *, p_empty: float = 0.08,
-                 p_abstain: float = 0.12) -> tuple[str, int]:
-    """A training label: (face id, rotation), (EMPTY, 0) or (ABSTAIN, 0)."""
-    u = rng.random()
-    if u < p_empty:
-        return EMPTY, 0
-    if u < p_empty + p_abstain:
-        return ABSTAIN, 0
-    return faces[int(rng.integers(len(faces)))], int(rng.choice([0, 180]))
-
-
-def compose_cell_batch(rng: np.random.Generator, n: int, *, out_size: tuple[int, int] = (64, 96),
-                       catalogue: Catalogue | None = None, faces: list[str] | None = None,
-                       augment: Augment | None = None, p_empty: float = 0.08,
-                       p_abstain: float = 0.12) -> tuple[np.ndarray, list[str], np.ndarray]:
-    """n labelled crops in one array (n, h, w, 3) uint8, their labels (face id, EMPTY or
-    ABSTAIN) and rotations. ``faces`` restricts the face ids (default: every face)."""
-    cat = catalogue or default_catalogue()
-    ids = faces if faces is not None else list(cat.faces)
-    ow, oh = int(out_size[0]), int(out_size[1])
-    images = np.empty((n, oh, ow, 3), np.uint8)
-    labels, rotations = [], np.zeros(n, np.int16)
-    for k in range(n):
-        label, rot = sample_label(rng, ids, p_empty=p_empty, p_abstain=p_abstain)
-        if label == EMPTY:
-            images[k] = render_cell(None, 0, rng, out_size=out_size, catalogue=cat, augment=augment)
-        elif label == ABSTAIN:
-            images[k] = render_abstain(rng, out_size=out_size, catalogue=cat, augment=augment)[0]
-        else:
-            images[k] = render_cell(label, rot, rng, out_size=out_size, catalogue=cat, augment=augment)
-        labels.append(label)
-        rotations[k] = rot
-    return images, labels, rotations

@@ -59,10 +59,6 @@ class Reading:
     def rotation(self) -> int:
         return self.card.rotation
 
-    @property
-    def is_empty(self) -> bool:
-        return self.card.name == EMPTY and not self.uncertain
-
     def to_json(self) -> dict:
         return {"face": self.card.face if self.card.name != EMPTY else EMPTY, "rotation": self.card.rotation,
                 "tunnels": list(self.card.tunnels), "confidence": round(float(self.confidence), 4),

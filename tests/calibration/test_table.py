@@ -22,12 +22,10 @@ from calibration.table import (
     CalibrationFileError,
     CameraCheck,
     TableCalibration,
-    TableRegion,
     calibrate_table,
     detect_markers,
     fit_homography,
     verify,
-    warp_to_table,
 )
 
 CANVAS_PX_PER_MM = 5.0  # 127 dpi
@@ -249,37 +247,6 @@ def test_verify_says_moved_when_the_resolution_changed(reference: tuple[np.ndarr
     frame, calibration = reference
     result = verify(cv2.resize(frame, (640, 480)), calibration)
     assert result.moved and "640x480" in result.message
-
-
-# --- the top-down view ----------------------------------------------------------------------
-
-
-def test_top_down_view_puts_the_markers_where_the_layout_says(table_canvas: np.ndarray) -> None:
-    camera = CAMERAS["tilt-25-upside-down"]
-    calibration = calibrate_table(photograph(table_canvas, camera, seed=8))
-    view = warp_to_table(photograph(table_canvas, camera, seed=9), calibration, 3.0, TableRegion(-20, -20, 337, 250))
-    assert view.image.shape[:2] == (750, 1011)
-    found = detect_markers(view.image)
-    assert set(found) == set(SHEET_LAYOUT)
-    offsets = []
-    for marker_id, corners in found.items():
-        expected = view.table_to_view(SHEET_LAYOUT[marker_id])
-        assert np.max(np.linalg.norm(corners - expected, axis=1)) < 1.5  # half a millimetre
-        assert np.allclose(view.view_to_table(expected), SHEET_LAYOUT[marker_id])
-        offsets.append(corners - expected)
-    # No systematic shift: a half-pixel slip in the view's pixel convention would show here.
-    assert np.all(np.abs(np.concatenate(offsets).mean(axis=0)) < 0.2)
-
-
-def test_default_view_covers_what_the_camera_sees_of_the_table(reference: tuple[np.ndarray, TableCalibration]) -> None:
-    frame, calibration = reference
-    view = warp_to_table(frame, calibration, 1.0)
-    region = view.region
-    assert region.x_mm < 0 and region.y_mm < 0  # the table around the sheet is in view
-    assert region.x_mm + region.width_mm > 297 and region.y_mm + region.height_mm > 210
-    assert region.width_mm < 1000 and region.height_mm < 800  # but not beyond the frame
-    with pytest.raises(ValueError, match="too large"):
-        warp_to_table(frame, calibration, 100.0)
 
 
 # --- stored calibration ---------------------------------------------------------------------

@@ -11,12 +11,9 @@ import pytest
 
 from engine.catalogue import EDGE_BITS, E, N, S, W, default_catalogue
 from vision.augment import (
-    ABSTAIN,
     ABSTAIN_KINDS,
     MISSCUT,
-    EMPTY,
     Augment,
-    compose_cell_batch,
     _misscut_window,
     render_abstain,
     render_cell,
@@ -210,21 +207,6 @@ def test_hand_negative_covers_most_of_the_cell():
                for seed in range(10)]
     assert np.mean(covered) > 0.5
     assert skin_fraction(render_cell("cross", 0, np.random.default_rng(0), augment=aug, style=PLAIN)) < 0.02
-
-
-def test_batch_labels_match_their_images():
-    imgs, labels, rots = compose_cell_batch(np.random.default_rng(2), 12, faces=["cross", "dead-n"])
-    assert imgs.shape == (12, OUT[1], OUT[0], 3) and imgs.dtype == np.uint8
-    assert set(labels) <= {"cross", "dead-n", EMPTY, ABSTAIN} and len(rots) == 12
-    assert all(r in (0, 180) for r in rots)
-    _, only_empty, _ = compose_cell_batch(np.random.default_rng(2), 5, p_empty=1.0, p_abstain=0.0)
-    assert only_empty == [EMPTY] * 5
-    aug = replace(Augment.clean(), table_colour=MAGENTA)
-    imgs, labels, _ = compose_cell_batch(np.random.default_rng(3), 6, p_empty=0.5, p_abstain=0.0, augment=aug)
-    for img, label in zip(imgs, labels):
-        assert (magenta_fraction(centre(img)) > 0.9) == (label == EMPTY)
-    again = compose_cell_batch(np.random.default_rng(3), 6, p_empty=0.5, p_abstain=0.0, augment=aug)[0]
-    assert np.array_equal(imgs, again)
 
 
 def test_bad_requests_fail_clearly():

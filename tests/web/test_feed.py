@@ -1,4 +1,4 @@
-"""The seam for the camera: ``TableFeed``, ``ManualFeed`` and turning Observations into changes."""
+"""The seam for the camera: ``TableFeed`` and ``ManualFeed``."""
 
 from __future__ import annotations
 
@@ -7,49 +7,10 @@ import threading
 import pytest
 
 from companion_web.app import create_app
-from companion_web.feed import (CardPlaced, CardRemoved, FeedNotConnected, GoalTurned, ManualFeed, TableFeed,
-                                changes_from_observation)
-from engine.board import Board, Placement
+from companion_web.feed import CardPlaced, CardRemoved, FeedNotConnected, ManualFeed, TableFeed
+from engine.board import Placement
 
 from .conftest import FAST_SSE, Table
-
-
-def maze() -> Board:
-    board = Board.standard(None)
-    board.put(Placement(1, 0, "cross"))
-    board.put(Placement(2, 0, "straight-ew"))
-    return board
-
-
-def card(x, y, face, rotation=0):
-    return {"x": x, "y": y, "face": face, "rotation": rotation, "tunnels": [], "features": [], "confidence": 0.99}
-
-
-def seen(*cards, uncertain=(), goals=()):
-    return {"cards": [card(0, 0, "start"), *cards], "goals": list(goals), "uncertain": list(uncertain),
-            "frame": {"width": 1920, "height": 1080, "ms": 18}}
-
-
-def test_an_observation_reports_new_and_vanished_cards():
-    board = maze()
-    changes = changes_from_observation(board, seen(card(1, 0, "cross"), card(3, 0, "t-nes", 180)))
-    assert changes == [CardPlaced(Placement(3, 0, "t-nes", 180)), CardRemoved(2, 0)]
-
-
-def test_uncertain_cells_and_refused_cards_still_lying_there_are_not_reported():
-    board = maze()
-    refused = [Placement(3, 0, "straight-ns")]
-    same = seen(card(1, 0, "cross"), card(3, 0, "straight-ns"), uncertain=[{"x": 2, "y": 0, "reason": "occluded"}])
-    assert changes_from_observation(board, same, refused) == []
-    gone = seen(card(1, 0, "cross"), card(2, 0, "straight-ew"))
-    assert changes_from_observation(board, gone, refused) == [CardRemoved(3, 0)]
-
-
-def test_a_goal_seen_turned_over_and_a_misread_face():
-    board = maze()
-    obs = seen(card(1, 0, "cross"), card(2, 0, "cross"), goals=[{"x": 8, "y": 2, "state": "stone"},
-                                                               {"x": 8, "y": 0, "state": "hidden"}])
-    assert changes_from_observation(board, obs) == [GoalTurned(8, 2)]  # (2,0) changed face: the host corrects it
 
 
 def test_a_feed_that_is_not_connected_says_so():
