@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from engine.board import GOAL_CELLS, Board, Placement, Reason, Verdict
+from engine.board import GOAL_CELLS, START_CELL, Board, Placement, Reason, Verdict
 from engine.catalogue import Catalogue, default_catalogue
 
 from .classify import REASON_WORDS
@@ -115,14 +115,17 @@ UNSEEN_MAY_GIVE = ("not-connected", "not-adjacent")
 
 def filled_in(board: Board, unread: Iterable[tuple[int, int]]) -> Board | None:
     """The board with a crossroads on every cell that could not be read (no card conducts
-    more), or None when there is none. The goal places are left out: a goal card lies
-    there, and conducts nothing face down."""
-    unseen = [c for c in unread if c not in board and c not in GOAL_CELLS]
+    more), and the start on its place where it was not read (it lies there from the set-up
+    on, whatever hides it: every card's way back leads to it), or None when there is none.
+    The goal places are left out: a goal card lies there, and conducts nothing face down."""
+    unseen = {c for c in unread if c not in board and c not in GOAL_CELLS}
+    if START_CELL not in board:
+        unseen.add(START_CELL)
     if not unseen:
         return None
     filled = board.copy()
-    for x, y in unseen:
-        filled.put(Placement(x, y, "cross", 0))
+    for x, y in sorted(unseen, key=lambda c: c != START_CELL):
+        filled.put(Placement(x, y, "start" if (x, y) == START_CELL else "cross", 0))
     return filled
 
 
