@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from vision.grid import Lattice
-from vision.observation import Observation
+from vision.observation import MAYBE_EMPTY, Observation
 
 Cell = tuple[int, int]
 
@@ -32,7 +32,8 @@ def draw_overlay(frame: np.ndarray, lattice: Lattice | None, observation: Observ
     if lattice is None or observation is None:
         return picture
     read = {card.cell for card in observation.cards}
-    uncertain = {(u.x, u.y) for u in observation.uncertain}
+    # a cell read unsurely as bare table holds no card seen: it is drawn as the table is
+    uncertain = {(u.x, u.y) for u in observation.uncertain if u.reason != MAYBE_EMPTY}
     thickness = max(1, round(2 * scale + 0.5))
     # Faint lines first, so a coloured outline is never hidden under a neighbour's grey one.
     for cell in sorted(lattice.cells - read - uncertain - set(refused)):

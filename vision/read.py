@@ -9,7 +9,8 @@ every class), and the averaged reading decides. A sure reading short of near cer
 read again so too, and left uncertain where the other crops do not bear it out: the
 classifier's wrong readings are mostly sure ones. A card that is still confidently read
 stays, even if the maze is then illegal: a player may really have laid it wrongly, and
-saying so is the point. What stays unsure is reported as uncertain, never guessed.
+saying so is the point. What stays unsure is reported as uncertain, never guessed; a cell
+read unsurely as bare table is reported so too (``maybe-empty``: a palm can read like table).
 
 Where the cards lie is a prior too: the start and the goal cards are laid at set-up, the
 start on its place and the goals on theirs, and never played, and no path card can be laid
@@ -32,7 +33,7 @@ from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catal
 
 from .classes import EMPTY, half_turn_index
 from .classify import Classifier
-from .observation import SeenCard, Unsure
+from .observation import MAYBE_EMPTY, SeenCard, Unsure
 
 Cell = tuple[int, int]
 # (cell, variant) -> a re-cropped image of that cell; variants 0..n-1 are small shifts/scales
@@ -132,8 +133,7 @@ def read_cells(classifier: Classifier, crops: dict[Cell, np.ndarray], *, recrop:
     for cell in cells:
         r = reads[cell]
         if r.reason:
-            if r.name != EMPTY:
-                uncertain.append(Unsure(cell[0], cell[1], r.reason))
+            uncertain.append(Unsure(cell[0], cell[1], MAYBE_EMPTY if r.name == EMPTY else r.reason))
         elif r.name == EMPTY:
             empty.add(cell)
         else:

@@ -44,7 +44,7 @@ from typing import Callable
 from engine.board import Board, BoardError, Placement, Verdict
 from engine.catalogue import Catalogue, default_catalogue, neighbours
 
-from .observation import Observation, filled_in, given_the_doubt
+from .observation import MAYBE_EMPTY, Observation, filled_in, given_the_doubt
 
 Cell = tuple[int, int]
 Content = tuple[str, int] | None  # (face, rotation), or None for an empty cell
@@ -107,7 +107,10 @@ class MazeTracker:
         are not committed, and wait a full hold again."""
         view: dict[Cell, Content] = {c.cell: (c.face, c.rotation) for c in seen.cards}
         view.update({cell: None for cell in empty})
-        unsure = {(u.x, u.y) for u in seen.uncertain}
+        # a cell read unsurely as bare holds no card read unsurely: no card of the first view
+        # to wait for there, no candidate to keep (it let a crossroads misread on a T's
+        # frames between such readings hold, and be committed, on a bench film)
+        unsure = {(u.x, u.y) for u in seen.uncertain if u.reason != MAYBE_EMPTY}
         if busy or any(u.reason == "occluded" for u in seen.uncertain):
             self._candidates.clear()
             # what was still new waits again; what had lain still for a hold (a loose card, a

@@ -14,6 +14,7 @@ from vision.augment import Augment, render_abstain, render_cell
 from vision.cardart import CardStyle
 from vision.classes import card_classes, half_turn_index
 from vision.classify import DEFAULT_MODEL, Classifier, ImageError, ModelError, load_image
+from vision.observation import Unsure
 from vision.read import read_cells
 
 CATALOGUE = default_catalogue()
@@ -156,25 +157,40 @@ def test_reading_cells_uses_the_deck_counts(classifier):
     assert any((u.x, u.y) in ((0, 0), (3, 3)) and u.reason == "conflict" for u in uncertain)
 
 
-def read_straight(classifier, monkeypatch, first: float, again: float, verdicts=None):
-    """One cell read by a stand-in classifier that reads a straight at ``first``, and at
+def read_one(classifier, monkeypatch, name: str, first: float, again: float, verdicts=None):
+    """One cell read by a stand-in classifier that reads class ``name`` at ``first``, and at
     ``again`` in every later batch (the shifted and turned crops): the cards, the uncertain
-    cells and how many batches were read."""
-    straight = [c.name for c in classifier.classes].index("straight-ns")
+    cells, the empty ones and how many batches were read."""
+    index = [c.name for c in classifier.classes].index(name)
     batches = []
 
     def run(crops):
         batches.append(len(crops))
         sure = first if len(batches) == 1 else again
         probs = np.full((len(crops), len(classifier.classes)), (1 - sure) / (len(classifier.classes) - 1))
-        probs[:, straight] = sure
-        return probs.astype(np.float32), np.tile(classifier.centroids[straight], (len(crops), 1))
+        probs[:, index] = sure
+        return probs.astype(np.float32), np.tile(classifier.centroids[index], (len(crops), 1))
 
     monkeypatch.setattr(classifier, "run", run)
     crop = np.zeros((96, 64, 3), np.uint8)
-    cards, uncertain, _ = read_cells(classifier, {(1, 0): crop}, recrop=lambda cell, variant: crop,
-                                     verdicts=verdicts)
-    return cards, uncertain, len(batches)
+    cards, uncertain, empty = read_cells(classifier, {(1, 0): crop}, recrop=lambda cell, variant: crop,
+                                         verdicts=verdicts)
+    return cards, uncertain, empty, len(batches)
+
+
+def read_straight(classifier, monkeypatch, first: float, again: float, verdicts=None):
+    cards, uncertain, _, batches = read_one(classifier, monkeypatch, "straight-ns", first, again, verdicts)
+    return cards, uncertain, batches
+
+
+@pytest.mark.parametrize("sure, bare", [(0.7, False), (0.97, True)])
+def test_a_cell_read_unsurely_as_bare_table_is_uncertain(classifier, monkeypatch, sure, bare):
+    """A palm or a shadow can read like table: a cell read as bare table below the bar, from
+    the shifted and turned crops too, may hide a card, and is reported uncertain (a card's
+    way back to the start may run under it), not bare."""
+    cards, uncertain, empty, _ = read_one(classifier, monkeypatch, "empty", sure, sure)
+    assert not cards
+    assert (empty, uncertain) == (({(1, 0)}, []) if bare else (set(), [Unsure(1, 0, "maybe-empty")]))
 
 
 def test_a_cell_read_below_the_confidence_threshold_is_read_again(classifier, monkeypatch):

@@ -1,7 +1,7 @@
 """The tracker commits only what holds still, never while hands move, and never flip-flops."""
 
 from engine.board import Board, Placement
-from vision.observation import Observation, SeenCard, Unsure
+from vision.observation import MAYBE_EMPTY, Observation, SeenCard, Unsure
 from vision.track import MazeTracker
 
 START = [SeenCard(0, 0, "start", 0, 0.99), SeenCard(8, 2, "goal-back", 0, 0.99),
@@ -202,6 +202,16 @@ def test_a_flickering_reading_never_commits():
     a, b = SeenCard(1, 0, "straight-ew", 0, 0.9), SeenCard(1, 0, "cross", 0, 0.9)
     frames = [(seen(a if i % 2 else b), set(), False) for i in range(40)]
     events, _ = run(tracker, frames, start=t)
+    assert events == []
+
+
+def test_a_reading_seen_only_between_readings_of_bare_table_never_holds():
+    # a cell read unsurely as bare table holds no card read unsurely, which would keep the
+    # candidate: a crossroads misread on some frames of a T would hold, and be committed
+    tracker, t = settled()
+    misread = SeenCard(1, 0, "cross", 0, 0.95)
+    maybe_bare = seen(uncertain=[Unsure(1, 0, MAYBE_EMPTY)])
+    events, _ = run(tracker, [(seen(misread) if i % 2 else maybe_bare, set(), False) for i in range(40)], start=t)
     assert events == []
 
 
