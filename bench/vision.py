@@ -12,8 +12,9 @@
   (wholly in view, under no hand), abstentions, wrong readings, boards fully right (and
   right as far as the photo shows them: a card under a hand can only be reported
   uncertain), photos whose maze was anchored a cell or more off or turned half a turn
-  (every card named wrongly), photos whose report (`tunnelvision check`'s) says a card
-  breaks a rule (every maze is legal: a card accused wrongly), and the time of a cold single photo (model loading
+  (every card named wrongly), photos whose report (`tunnelvision check`'s) accuses a card
+  (says it breaks a rule or is cut off from the start: every maze is legal and no rockfall
+  has cut it, so each is accused wrongly), and the time of a cold single photo (model loading
   included; OpenCV on its default threads and the classifier on one, as `tunnelvision
   check` runs) and of every photo (median, 90th percentile, slowest: a photo whose edges
   mislead the grid is searched by reading, and takes longer); ``--diagnose`` prints one
@@ -135,7 +136,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
                                   "boards_right_as_far_as_seen", "framed_off"), 0)
     readable = readable_right = readable_wrong = hidden = hidden_read = 0
     guessed = guessed_off = 0  # photos read with their direction judged from the maze's shape, and of those framed off
-    accusing = accused = 0  # photos whose report says a card breaks a rule, and those cards (every maze is legal)
+    accusing = accused = 0  # photos whose report accuses a card, and those cards (every maze is legal)
     told = Counter()  # photos read with a warning about the picture, by PICTURE_WARNINGS
     photo_ms = []
     for k in indices:
@@ -198,8 +199,9 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         if DIRECTION_GUESSED in observation.warnings:
             guessed += 1
             guessed_off += shift is not None
-        # what `tunnelvision check` says of the maze: every bench maze is legal, so each card
-        # it says breaks a rule is a card accused wrongly
+        # what `tunnelvision check` says of the maze: every bench maze is legal and no rockfall
+        # has cut it, so each card it says breaks a rule or is cut off from the start is a card
+        # accused wrongly
         problems = maze_report(observation.board(), [(u.x, u.y) for u in observation.uncertain])
         accusing += bool(problems)
         accused += len(problems)
@@ -242,8 +244,8 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         # carry a warning), and how many of them were framed off
         "direction_guessed": {"photos": guessed, "framed_off": guessed_off},
         "warned": {name: told[name] for name in PICTURE_WARNINGS},
-        # photos whose report says a card breaks a rule, and the cards it says so of: all
-        # wrongly, for every maze is legal (a card read wrongly, or a way back to the start
+        # photos whose report says a card breaks a rule or is cut off from the start, and the
+        # cards it says so of: all wrongly (a card read wrongly, or a way back to the start
         # taken for bare table)
         "photos_accusing_a_card": accusing, "cards_accused": accused,
         "cold_single_photo_ms": round(cold_ms, 1),
@@ -379,8 +381,8 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
                   f"straightened as from a wide lens: {s['right']} cards right ({s['in_view_right']} in view), "
                   f"{s['wrong']} wrongly, {s['where_none_lies']} where none lies; "
                   f"{s['boards_right_as_far_as_seen']} boards right as far as seen, {s['framed_off']} framed off")
-        print(f"  photos whose report says a card breaks a rule: {p['photos_accusing_a_card']}, "
-              f"{p['cards_accused']} cards (every maze is legal)")
+        print(f"  photos whose report says a card breaks a rule or is cut off from the start: "
+              f"{p['photos_accusing_a_card']}, {p['cards_accused']} cards (every maze is legal)")
         g = p["direction_guessed"]
         if g["photos"]:
             print(f"  {g['photos']} photos read with a warning that no goal card was read and the maze's direction "

@@ -61,7 +61,7 @@ def _pipeline(*, model: str | None, game: str, deck: str | None, calibration: st
 def describe(observation, path: str) -> str:
     """The plain-words report of one photo: the maze, each card, what is wrong, which goals are reached."""
     from engine.drawing import draw_board
-    from vision.observation import maze_report
+    from vision.observation import WAY_BACK, maze_report
 
     if observation.error:
         return f"{path}: {observation.error}"
@@ -76,14 +76,23 @@ def describe(observation, path: str) -> str:
         lines.append(f"  ({u.x},{u.y}) uncertain ({u.reason}): {u.words}")
     unread = [(u.x, u.y) for u in observation.uncertain]
     problems = maze_report(board, unread)
-    if problems:
+    broken = {cell: reasons for cell, reasons in problems.items() if any(r.code not in WAY_BACK for r in reasons)}
+    cut_off = {cell: reasons for cell, reasons in problems.items() if cell not in broken}
+    if broken:
         lines.append("The maze breaks the rules:")
-        lines += [f"  ({x},{y}): " + "; ".join(reasons) for (x, y), reasons in sorted(problems.items())]
+        lines += _listed(broken)
+    elif cut_off:
+        lines.append("Every card agrees with its neighbours.")
     elif unread:
         lines.append("Every card agrees with its neighbours and, as far as the cells read show, connects to the "
                      "start.")
     else:
         lines.append("Every card agrees with its neighbours and connects to the start.")
+    if cut_off:
+        # a rockfall may have taken their way back since they were laid: which card came
+        # last, and what was taken away, a photo does not show
+        lines.append("Cut off from the start (legal only if a rockfall has cut them off since they were laid):")
+        lines += _listed(cut_off)
     reached = board.goals_touched()
     if board.gold_reached:
         lines.append("The gold is reached.")
@@ -91,6 +100,10 @@ def describe(observation, path: str) -> str:
     if not reached and not board.gold_reached:
         lines.append("No tunnel reaches a goal yet.")
     return "\n".join(lines)
+
+
+def _listed(problems) -> list[str]:
+    return [f"  ({x},{y}): " + "; ".join(r.message for r in reasons) for (x, y), reasons in sorted(problems.items())]
 
 
 # What a player can do about a photo whose maze could not be read: what the grid needs most

@@ -112,9 +112,12 @@ class Observation:
         return doc
 
 
-# What a card cannot be judged on while a cell beside it, or on its way back to the start,
-# could not be read: a card may lie there unseen (under a hand, read unsurely)
-UNSEEN_MAY_GIVE = ("not-connected", "not-adjacent")
+# The conditions on a card's way back to the start (a neighbour, a tunnel leading back). A
+# photo cannot judge them surely: a cell on the way that could not be read may hold a card
+# (under a hand, read unsurely), and a rockfall since the card was laid may have taken a
+# card of its way away (the rules leave the cards it cuts off lying, and the hole may be
+# filled again with a card that does not join them)
+WAY_BACK = ("not-connected", "not-adjacent")
 
 
 def filled_in(board: Board, unread: Iterable[tuple[int, int]]) -> Board | None:
@@ -138,18 +141,19 @@ def given_the_doubt(reasons: Iterable[Reason], judged_filled_in: Callable[[], Ve
     neighbour, that a card unseen on a cell not read might give it: those the card judged
     again on the board ``filled_in`` still fails (asked only when it matters)."""
     reasons = list(reasons)
-    if not any(r.code in UNSEEN_MAY_GIVE for r in reasons):
+    if not any(r.code in WAY_BACK for r in reasons):
         return reasons
     still = {r.code for r in judged_filled_in().reasons}
-    return [r for r in reasons if r.code not in UNSEEN_MAY_GIVE or r.code in still]
+    return [r for r in reasons if r.code not in WAY_BACK or r.code in still]
 
 
-def maze_report(board: Board, unread: Iterable[tuple[int, int]] = ()) -> dict[tuple[int, int], list[str]]:
+def maze_report(board: Board, unread: Iterable[tuple[int, int]] = ()) -> dict[tuple[int, int], list[Reason]]:
     """Every path card's failed conditions, judged as if it were laid last (the engine's own
     words), but for its edges against a goal turned over: the goal may have been turned over
     after the card was laid, and mismatches it then (a photo does not tell), which the rules
     tolerate. With cells that could not be read (``unread``), a card is given the doubt
-    (``given_the_doubt``)."""
+    (``given_the_doubt``). A card failing only conditions of its way back (``WAY_BACK``) may
+    have been cut off by a rockfall since: the caller says so, not that it broke a rule."""
     filled = filled_in(board, unread)
     problems = {}
     for p in board.placements():
@@ -160,7 +164,7 @@ def maze_report(board: Board, unread: Iterable[tuple[int, int]] = ()) -> dict[tu
         if filled is not None:
             reasons = given_the_doubt(reasons, lambda: _alone(filled, p))
         if reasons:
-            problems[p.cell] = [r.message for r in reasons]
+            problems[p.cell] = reasons
     return problems
 
 

@@ -16,16 +16,32 @@ def test_the_report_marks_the_cells_it_could_not_read_on_the_map_and_says_why_in
     assert "  (1,-1) uncertain (low-confidence): low confidence" in lines
 
 
+CUT_OFF = "Cut off from the start (legal only if a rockfall has cut them off since they were laid):"
+
+
 def test_a_card_whose_way_to_the_start_may_run_under_a_hand_is_not_said_to_break_the_rules():
     # a straight two cells east of the start, the cell between them under a hand: a card may
     # lie there and join them, so the report must not accuse the straight; the same maze with
-    # that cell seen bare does break the rules (the straight touches no card of the maze)
+    # that cell seen bare has the straight cut off from the start (it touches no card of the
+    # maze), which a rockfall on the card between them, since it was laid, would explain
     cards = [SeenCard(0, 0, "start", 0, 1.0), SeenCard(2, 0, "straight-ew", 0, 0.99)]
     hidden = describe(Observation(cards=cards, uncertain=[Unsure(1, 0, "occluded")]), "table.jpg").splitlines()
-    assert "The maze breaks the rules:" not in hidden
+    assert "The maze breaks the rules:" not in hidden and CUT_OFF not in hidden
     assert "Every card agrees with its neighbours and, as far as the cells read show, connects to the start." in hidden
     seen = describe(Observation(cards=cards), "table.jpg").splitlines()
-    assert "The maze breaks the rules:" in seen and any(line.startswith("  (2,0): ") for line in seen)
+    assert "The maze breaks the rules:" not in seen and "Every card agrees with its neighbours." in seen
+    assert seen[seen.index(CUT_OFF) + 1] == "  (2,0): (2,0) does not touch any card of the maze"
+
+
+def test_a_card_that_meets_a_tunnel_with_rock_breaks_the_rules_beside_one_cut_off():
+    # a straight east-west cut off from the start, and one north of the start whose south
+    # edge is rock against the start's tunnel: no rockfall explains that one
+    cards = [SeenCard(0, 0, "start", 0, 1.0), SeenCard(2, 0, "straight-ew", 0, 0.99),
+             SeenCard(0, 1, "straight-ew", 0, 0.99)]
+    lines = describe(Observation(cards=cards), "table.jpg").splitlines()
+    broken = lines.index("The maze breaks the rules:")
+    assert lines[broken + 1].startswith("  (0,1): ") and "the south edge is rock" in lines[broken + 1]
+    assert lines[lines.index(CUT_OFF) + 1].startswith("  (2,0): ")
 
 
 def test_a_card_that_meets_rock_beside_it_breaks_the_rules_whatever_could_not_be_read():
