@@ -29,7 +29,7 @@ from .grid import (GOAL_COLUMN, GOAL_DRIFT, HALF_TURN, GridError, GridTracker, L
                    maze_readings, moved_crop, pin_cells, refit_pinned, start_places)
 from .focus import BLURRED_SHARE, blur
 from .light import BURNT_SHARE, brightened, burnt_share, cards_white, cast_gains, recoloured
-from .observation import Observation, SeenCard, Unsure
+from .observation import MAYBE_EMPTY, Observation, SeenCard, Unsure
 from .read import VARIANTS, read_cells
 from .table import TableError
 
@@ -1282,7 +1282,7 @@ class Pipeline:
         crops = dict(zip(cells, cell_crops(frame, lattice, cells, CROP)))
         cropped = time.perf_counter()
         cards, uncertain, empty = self._read_cells(frame, lattice, crops, verdicts)
-        self._read_under_cover(frame, lattice, set(cells), cards, uncertain, empty, verdicts)
+        self._read_round(frame, lattice, set(cells), cards, uncertain, empty, verdicts)
         self.timings.update(crops=(cropped - started) * 1e3, classify=(time.perf_counter() - cropped) * 1e3)
         # a cell judged crosswise holds a card across it unless the classifier surely reads a
         # maze card there, square after all (the crop of a card laid across shows none)
@@ -1316,20 +1316,29 @@ class Pipeline:
         return read_cells(self.classifier, crops, recrop=_recrop(frame, lattice), catalogue=self.catalogue,
                           goal_places=frozenset(GOAL_CELLS), start_place=START_CELL, verdicts=verdicts)
 
-    def _read_under_cover(self, frame: np.ndarray, lattice: Lattice, read: set[Cell], cards: list,
-                          uncertain: list, empty: set[Cell], verdicts: dict | None) -> None:
-        """The cells next to something over the maze that is no card (a hand, an arm), within
-        the maze's box (its cards' and the start's place), read too and added to ``cards``,
-        ``uncertain`` and ``empty``, until what covers the maze is read round. The lattice
-        finds no card under an arm the skin test misses (a skin tone like the table's), and
-        a cell it does not read is taken for bare table: cards whose way back to the start
-        runs under the arm were accused of having none (drawn bench photo 94: 24 cards)."""
-        xs, ys = [x for x, _ in lattice.cells | {START_CELL}], [y for _, y in lattice.cells | {START_CELL}]
+    def _read_round(self, frame: np.ndarray, lattice: Lattice, read: set[Cell], cards: list,
+                    uncertain: list, empty: set[Cell], verdicts: dict | None) -> None:
+        """The cells next to what the grid did not see, read too and added to ``cards``,
+        ``uncertain`` and ``empty`` until none is left: next to something over the maze that
+        is no card (a hand, an arm), and next to a card read where the grid saw none; within
+        the box of the maze's cards and the start's place, and the cells round it. The grid
+        finds no card under an arm the skin test misses (a skin tone like the table's), nor
+        on a run of cards its occupancy test misses, and a cell not read is taken for bare
+        table: cards whose way back to the start runs there were accused of having none
+        (drawn bench photo 94, an arm: 24 cards; 3:4 photo 25, ten cards missed: 3). The box
+        grows with the cards read, not with what covers the maze (an arm runs on to the
+        frame's edge)."""
         done = read | lattice.occluded
-        covered = lattice.occluded | {(u.x, u.y) for u in uncertain if u.reason == "not-a-maze-card"}
+
+        def beyond(found: list, unsure: list) -> set[Cell]:
+            return ({c.cell for c in found} | {(u.x, u.y) for u in unsure if u.reason != MAYBE_EMPTY}) - lattice.cells
+
+        seen = lattice.occluded | beyond(cards, uncertain)
         while True:
-            more = sorted(c for c in with_neighbours(covered) - done if min(xs) <= c[0] <= max(xs)
-                          and min(ys) <= c[1] <= max(ys) and lattice.share_in_view(c) >= IN_VIEW)
+            maze = lattice.cells | {START_CELL} | {c.cell for c in cards}
+            xs, ys = [x for x, _ in maze], [y for _, y in maze]
+            more = sorted(c for c in with_neighbours(seen) - done if min(xs) - 1 <= c[0] <= max(xs) + 1
+                          and min(ys) - 1 <= c[1] <= max(ys) + 1 and lattice.share_in_view(c) >= IN_VIEW)
             if not more:
                 return
             done |= set(more)
@@ -1338,7 +1347,7 @@ class Pipeline:
             cards += found
             uncertain += unsure
             empty |= bare
-            covered = {(u.x, u.y) for u in unsure if u.reason == "not-a-maze-card"}
+            seen = beyond(found, unsure)
 
     def _moving(self, small: np.ndarray, lattice: Lattice) -> bool:
         """Whether the maze region changed since the last frame (hands, cards in flight).

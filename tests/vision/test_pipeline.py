@@ -1268,3 +1268,16 @@ def test_an_arm_the_skin_test_misses_hides_cards_it_does_not_take_for_table(pipe
     listed = {c.cell for c in observation.cards} | {(u.x, u.y) for u in observation.uncertain}
     assert s.occluded <= listed
     assert maze_report(observation.board(), [(u.x, u.y) for u in observation.uncertain]) == {}
+
+
+def test_cards_the_grid_missed_beyond_its_cells_are_read_round_from_the_cards_read_next_to_them(pipeline):
+    # the grid saw cards only on the start, the goals and the cells beside the start (an
+    # occupancy test can miss a run of cards, as on a 3:4 bench photo): the cards read next
+    # to those lead on to the rest of the maze, and none of it is taken for bare table
+    s = scene(42)
+    near = {c for c in s.cells if abs(c[0]) + abs(c[1]) <= 1} | set(GOAL_CELLS)
+    observation, _ = pipeline._read(s.image, truth_lattice(s, cells=near))
+    read = {c.cell: c for c in observation.cards}
+    assert set(s.cells) <= set(read) | {(u.x, u.y) for u in observation.uncertain}
+    assert sum(right(read[c], t, pipeline.catalogue) for c, t in s.cells.items() if c in read) >= 0.9 * len(s.cells)
+    assert maze_report(observation.board(), [(u.x, u.y) for u in observation.uncertain]) == {}
