@@ -29,6 +29,9 @@ class SeenCard:
         return (self.x, self.y)
 
 
+# A cell read unsurely as bare table: no card seen there, but the photo cannot say none lies
+# there, and a card's way back to the start may run through it
+MAYBE_EMPTY = "maybe-empty"
 # Why a cell is reported uncertain, in words: the classifier's reasons, and the pipeline's own
 REASONS = REASON_WORDS | {
     "occluded": "under a hand",
@@ -37,11 +40,8 @@ REASONS = REASON_WORDS | {
     "off-cell": "the lattice lies off the cards here (the next card, or the table, seen through the cell)",
     "out-of-view": "mostly outside the photo",
     "unconfirmed": "read as a card, but crops shifted a little or turned half a turn do not bear the reading out",
-    "maybe-empty": "read as bare table, but not surely: a card may lie there (under a palm, in a shadow)",
+    MAYBE_EMPTY: "read as bare table, but not surely: a card may lie there (under a palm, in a shadow)",
 }
-# A cell read unsurely as bare table: no card seen there, but the photo cannot say none lies
-# there, and a card's way back to the start may run through it
-MAYBE_EMPTY = "maybe-empty"
 
 
 @dataclass(frozen=True)
