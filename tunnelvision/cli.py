@@ -8,11 +8,31 @@ Errors a user can act on end as one sentence on stderr and a non-zero exit statu
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 from engine.options import OPTION_HELP
 
 from .errors import UserError
+
+
+def cell_named(text: str) -> tuple[int, int]:
+    """A maze cell written as the check map labels it: ``X,Y`` (or ``(X,Y)``)."""
+    try:
+        x, y = (int(part) for part in text.strip().strip("()").split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a cell: write X,Y, as 3,-1") from None
+    return x, y
+
+
+def _cells_attached(argv: list[str]) -> list[str]:
+    """``--contested -1,2`` read as ``--contested=-1,2``: argparse takes a value starting
+    with a minus for an option of its own, and a cell west or south of the start has one."""
+    argv = list(argv)
+    for i, arg in enumerate(argv[:-1]):
+        if arg == "--contested" and re.fullmatch(r"\(?-\d+,-?\d+\)?", argv[i + 1]):
+            argv[i:i + 2] = [f"{arg}={argv[i + 1]}"]
+    return argv
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Prints the maze, each card's tunnels, what breaks the rules and which "
                                        "goals are reached; with --json one Observation per photo, per line.")
     check.add_argument("photos", nargs="+", metavar="PHOTO")
+    check.add_argument("--contested", type=cell_named, metavar="X,Y",
+                       help="the cell of the card laid last, as the map names it: that card is judged as the "
+                            "move it was")
     watch = sub.add_parser("watch", help="print the events of a live table as they happen",
                            description="SOURCE: a webcam index (0), a video file, a photo or folder of photos, "
                                        "or an MJPEG URL (http://phone:8080/video).")
@@ -95,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_cells_attached(sys.argv[1:] if argv is None else argv))
     try:
         if args.command == "rules":
             from . import rules_cli
@@ -119,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             from . import vision_cli
 
             return vision_cli.check(args.photos, as_json=args.json, model=args.model, game=args.game,
-                                    deck=args.deck, calibration=args.calibration)
+                                    deck=args.deck, calibration=args.calibration, contested=args.contested)
         if args.command == "watch":
             from . import vision_cli
 

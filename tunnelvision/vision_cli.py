@@ -58,8 +58,9 @@ def _pipeline(*, model: str | None, game: str, deck: str | None, calibration: st
     return Pipeline(classifier, game=game, calibration=table)
 
 
-def describe(observation, path: str) -> str:
-    """The plain-words report of one photo: the maze, each card, what is wrong, which goals are reached."""
+def describe(observation, path: str, ruling=None) -> str:
+    """The plain-words report of one photo: the maze, each card, what is wrong, which goals are
+    reached, and last the ``Ruling`` on the contested card when one was named."""
     from engine.drawing import draw_board
     from vision.observation import WAY_BACK, maze_report
 
@@ -99,7 +100,24 @@ def describe(observation, path: str) -> str:
     lines += [f"A tunnel reaches the face-down goal at ({x},{y}): turn it over." for x, y in reached]
     if not reached and not board.gold_reached:
         lines.append("No tunnel reaches a goal yet.")
+    if ruling is not None:
+        lines.append(ruled(ruling))
     return "\n".join(lines)
+
+
+def ruled(ruling) -> str:
+    """The answer on the contested card, in one sentence."""
+    x, y = ruling.cell
+    if ruling.verdict is None:
+        return f"The card at ({x},{y}) cannot be judged: {ruling.unjudged}."
+    p = ruling.verdict.placement
+    said = f"The card laid last, {p.face}{' turned 180°' if p.rotation else ''} at ({x},{y}),"
+    if not ruling.verdict.legal:
+        return f"{said} is illegal: " + "; ".join(r.message for r in ruling.verdict.reasons) + "."
+    if ruling.doubted:
+        return (f"{said} is legal as far as the cells read show: its way back to the start may run under a cell "
+                "not read surely.")
+    return f"{said} is legal."
 
 
 def _listed(problems) -> list[str]:
@@ -112,9 +130,10 @@ RETAKE = ("take the photo again from above, the maze filling most of it (the pho
 
 
 def check(photos: list[str], *, as_json: bool, model: str | None, game: str, deck: str | None,
-          calibration: str | None) -> int:
-    """One Observation per photo, in order; a photo that is unreadable or shows no maze fails alone."""
-    from vision.observation import Observation
+          calibration: str | None, contested: tuple[int, int] | None = None) -> int:
+    """One Observation per photo, in order; a photo that is unreadable or shows no maze fails
+    alone, as does one on which the ``contested`` card (its cell) cannot be judged."""
+    from vision.observation import Observation, rule_on
 
     pipeline = _pipeline(model=model, game=game, deck=deck, calibration=calibration)
     failures = 0
@@ -131,12 +150,18 @@ def check(photos: list[str], *, as_json: bool, model: str | None, game: str, dec
             print(f"tunnelvision: {path}: {observation.error}", file=sys.stderr)
             if not unreadable:
                 print(f"tunnelvision: {RETAKE}", file=sys.stderr)
+        ruling = None if observation.error or contested is None else rule_on(observation, contested)
+        if ruling is not None and ruling.verdict is None:
+            failures += 1
+            print(f"tunnelvision: {path}: {ruled(ruling)}", file=sys.stderr)
         if as_json:
             doc = observation.to_json()
             doc["photo"] = path
+            if ruling is not None:
+                doc["contested"] = ruling.to_dict()
             print(json.dumps(doc), flush=True)
         else:
-            print(describe(observation, path), flush=True)
+            print(describe(observation, path, ruling), flush=True)
     return 1 if failures else 0
 
 

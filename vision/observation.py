@@ -51,6 +51,10 @@ class Unsure:
     reason: str  # a key of REASONS
 
     @property
+    def cell(self) -> tuple[int, int]:
+        return (self.x, self.y)
+
+    @property
     def words(self) -> str:
         return REASONS.get(self.reason, self.reason)
 
@@ -159,13 +163,63 @@ def maze_report(board: Board, unread: Iterable[tuple[int, int]] = ()) -> dict[tu
     for p in board.placements():
         if board.shape_at(p.cell).face.kind != "path":
             continue
-        reasons = [r for r in _alone(board, p).reasons
-                   if not (r.code == "edge-mismatch" and board.shape_at(r.neighbour).face.kind == "goal")]
-        if filled is not None:
-            reasons = given_the_doubt(reasons, lambda: _alone(filled, p))
+        reasons = _judged(board, p, filled)
         if reasons:
             problems[p.cell] = reasons
     return problems
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """The answer on a contested card: the engine's verdict on it as the card laid last, or
+    why it cannot be judged from the photo."""
+
+    cell: tuple[int, int]
+    verdict: Verdict | None = None
+    doubted: bool = False  # legal only as far as the cells read show: its way back may run under one not read
+    unjudged: str | None = None  # why there is no verdict, in words
+
+    def to_dict(self) -> dict:
+        doc: dict = {"x": self.cell[0], "y": self.cell[1]}
+        if self.verdict is None:
+            return doc | {"error": self.unjudged}
+        p = self.verdict.placement
+        return doc | {"face": p.face, "rotation": p.rotation} | self.verdict.to_dict() | {
+            "as_far_as_read": self.doubted}
+
+
+def rule_on(observation: Observation, cell: tuple[int, int], catalogue: Catalogue | None = None) -> Ruling:
+    """The contested card at ``cell`` judged as the card laid last, as a player disputing a
+    placement asks. Unlike ``maze_report``, a card laid last cannot have been cut off by a
+    rockfall since: lacking a way back to the start, it is illegal, unless that way may run
+    under a cell not read (the card is then legal as far as the cells read show)."""
+    for u in observation.uncertain:
+        if u.cell == cell:
+            return Ruling(cell, unjudged=f"the card there could not be read surely ({u.words}): take the photo "
+                                         "again with it in plain view")
+    board = observation.board(catalogue)
+    placement = board.at(cell)
+    if placement is None:
+        return Ruling(cell, unjudged="no card was read there")
+    kind = board.shape_at(cell).face.kind
+    if kind != "path":
+        return Ruling(cell, unjudged=f"it holds {'the start card' if kind == 'start' else 'a goal card'}, laid "
+                                     "at the set-up, not played")
+    as_read = _judged(board, placement, None)
+    reasons = _judged(board, placement, filled_in(board, [u.cell for u in observation.uncertain]))
+    laid = _alone(board, placement)
+    return Ruling(cell, Verdict(placement, tuple(reasons), laid.reveals, laid.gold_reached),
+                  doubted=len(reasons) < len(as_read))
+
+
+def _judged(board: Board, placement: Placement, filled: Board | None) -> list[Reason]:
+    """A card's failed conditions as if it were laid last, but for its edges against a goal
+    turned over (see ``maze_report``), given the doubt on the board ``filled`` when not None."""
+    reasons = [r for r in _alone(board, placement).reasons
+               if not (r.code == "edge-mismatch" and board.shape_at(r.neighbour).face.kind == "goal")]
+    if filled is not None:
+        reasons = given_the_doubt(reasons, lambda: _alone(filled, placement))
+    return reasons
 
 
 def _alone(board: Board, placement: Placement):

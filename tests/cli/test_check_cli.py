@@ -52,3 +52,56 @@ def test_a_card_that_meets_rock_beside_it_breaks_the_rules_whatever_could_not_be
     lines = describe(Observation(cards=cards, uncertain=[Unsure(2, 1, "occluded")]), "table.jpg").splitlines()
     (accused,) = [line for line in lines if line.startswith("  (2,0): ")]
     assert "the west edge is rock but the card at (1,0) has a tunnel there" in accused
+
+
+def test_the_contested_card_is_judged_as_the_card_laid_last():
+    # a straight cut off from the start: the report lists it apart (a rockfall may have cut
+    # it off since it was laid), but contested, it was laid last, so nothing can have
+    # cut it off since: it is illegal; with a hand over the cell between it and the start,
+    # legal as far as the cells read show
+    from vision.observation import rule_on
+
+    cards = [SeenCard(0, 0, "start", 0, 1.0), SeenCard(2, 0, "straight-ew", 0, 0.99),
+             SeenCard(1, 1, "cross", 0, 0.99), SeenCard(0, 1, "curve-nw", 180, 0.99)]
+    seen = Observation(cards=cards)
+    lines = describe(seen, "table.jpg", rule_on(seen, (2, 0))).splitlines()
+    assert lines[lines.index(CUT_OFF) + 1].startswith("  (2,0): ")
+    assert lines[-1] == ("The card laid last, straight-ew at (2,0), is illegal: (2,0) does not touch any card of "
+                         "the maze.")
+    assert describe(seen, "table.jpg", rule_on(seen, (1, 1))).splitlines()[-1] == (
+        "The card laid last, cross at (1,1), is legal.")
+    hidden = Observation(cards=cards, uncertain=[Unsure(1, 0, "occluded")])
+    assert describe(hidden, "table.jpg", rule_on(hidden, (2, 0))).splitlines()[-1] == (
+        "The card laid last, straight-ew at (2,0), is legal as far as the cells read show: its way back to the "
+        "start may run under a cell not read surely.")
+    assert rule_on(hidden, (2, 0)).to_dict() == {
+        "x": 2, "y": 0, "face": "straight-ew", "rotation": 0, "legal": True, "reasons": [], "reveals": [],
+        "gold_reached": False, "as_far_as_read": True}
+
+
+def test_a_contested_cell_that_holds_no_card_played_or_one_not_read_surely_is_not_judged():
+    from vision.observation import rule_on
+
+    seen = Observation(cards=[SeenCard(0, 0, "start", 0, 1.0), SeenCard(1, 0, "straight-ew", 0, 0.99)],
+                       uncertain=[Unsure(2, 0, "occluded")])
+    answers = {cell: describe(seen, "table.jpg", rule_on(seen, cell)).splitlines()[-1]
+               for cell in ((2, 0), (3, 0), (0, 0))}
+    assert answers == {
+        (2, 0): "The card at (2,0) cannot be judged: the card there could not be read surely (under a hand): take "
+                "the photo again with it in plain view.",
+        (3, 0): "The card at (3,0) cannot be judged: no card was read there.",
+        (0, 0): "The card at (0,0) cannot be judged: it holds the start card, laid at the set-up, not played."}
+    assert rule_on(seen, (3, 0)).to_dict() == {"x": 3, "y": 0, "error": "no card was read there"}
+
+
+def test_the_contested_cell_is_written_as_the_map_names_it_west_and_south_of_the_start_too():
+    from tunnelvision.cli import _cells_attached, build_parser
+
+    def contested(*argv):
+        return build_parser().parse_args(_cells_attached(["check", "table.jpg", *argv])).contested
+
+    assert contested("--contested", "3,1") == (3, 1)
+    assert contested("--contested", "-1,-2") == (-1, -2)
+    assert contested("--contested", "(-1,2)") == (-1, 2)
+    assert contested("--contested=2,-1") == (2, -1)
+    assert contested() is None

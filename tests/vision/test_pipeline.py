@@ -1017,6 +1017,41 @@ def test_check_answers_every_photo_and_fails_only_the_bad_one(tmp_path):
     assert second["error"] and "Traceback" not in done.stderr
 
 
+def test_check_judges_the_contested_card_of_a_photo_as_the_move_it_was(tmp_path, monkeypatch, capsys):
+    """A photo taken after a crossroads was laid against the rules (a tunnel of it against
+    another card's rock), the player naming its cell: check reads the maze and answers
+    that the card is illegal, in the engine's words; a cell that holds no card is not
+    judged, and the exit status says so."""
+    import vision.scenes
+    from engine.board import Placement
+    from tunnelvision.cli import main
+
+    grow, misplayed = vision.scenes.grow_maze, []
+
+    def grow_then_misplay(rng, n_cards, game="saboteur"):
+        board, laid = grow(rng, n_cards, game)
+        for x, y in sorted(board.frontier(), key=lambda c: abs(c[0]) + abs(c[1])):
+            move = Placement(x, y, "cross", 0)
+            verdict = board.check(move)
+            if x < 7 and any(r.code == "edge-mismatch" for r in verdict.reasons):
+                board.put(move)
+                misplayed.append(verdict)
+                return board, laid + [move]
+        raise AssertionError("no cell where a crossroads meets rock")
+
+    monkeypatch.setattr(vision.scenes, "grow_maze", grow_then_misplay)
+    cv2.imwrite(str(tmp_path / "table.png"), scene(44).image)
+    (verdict,) = misplayed
+    x, y = verdict.placement.cell
+    assert main(["check", "--json", str(tmp_path / "table.png"), "--contested", f"{x},{y}"]) == 0
+    ruling = json.loads(capsys.readouterr().out)["contested"]
+    assert ruling | {"reasons": []} == {"x": x, "y": y, "face": "cross", "rotation": 0, "legal": False, "reasons": [],
+                                        "reveals": [], "gold_reached": False, "as_far_as_read": False}
+    assert ruling["reasons"] == [r.message for r in verdict.reasons]
+    assert main(["check", str(tmp_path / "table.png"), f"--contested=({x + 20},{y})"]) == 1
+    assert f"The card at ({x + 20},{y}) cannot be judged: no card was read there." in capsys.readouterr().err
+
+
 def test_check_tells_how_to_retake_a_photo_whose_maze_it_cannot_read(tmp_path, capsys):
     from tunnelvision.cli import main
 
