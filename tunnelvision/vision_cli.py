@@ -60,7 +60,8 @@ def _pipeline(*, model: str | None, game: str, deck: str | None, calibration: st
 
 def describe(observation, path: str, ruling=None) -> str:
     """The plain-words report of one photo: the maze, each card, what is wrong, which goals are
-    reached, and last the ``Ruling`` on the contested card when one was named."""
+    reached. With the ``Ruling`` on a contested card, that answer comes first, and the rest of
+    the maze is judged as it lay before that card was laid."""
     from engine.drawing import draw_board
     from vision.observation import WAY_BACK, maze_report
 
@@ -75,20 +76,28 @@ def describe(observation, path: str, ruling=None) -> str:
                      f"{', '.join(shape.tunnel_letters) or 'none'} (confidence {card.confidence:.2f})")
     for u in observation.uncertain:
         lines.append(f"  ({u.x},{u.y}) uncertain ({u.reason}): {u.words}")
+    before, every = board, "Every card"
+    if ruling is not None:
+        lines.append(ruled(ruling))
+        if ruling.verdict is not None:
+            # the other cards were laid before it: judged with it there, each one it meets
+            # against the rules would be accused with it
+            before, every = board.copy(), "Every card laid before it"
+            before.remove(ruling.cell)
     unread = [(u.x, u.y) for u in observation.uncertain]
-    problems = maze_report(board, unread)
+    problems = maze_report(before, unread)
     broken = {cell: reasons for cell, reasons in problems.items() if any(r.code not in WAY_BACK for r in reasons)}
     cut_off = {cell: reasons for cell, reasons in problems.items() if cell not in broken}
     if broken:
-        lines.append("The maze breaks the rules:")
+        lines.append("The maze breaks the rules:" if before is board else "The maze before it broke the rules:")
         lines += _listed(broken)
     elif cut_off:
-        lines.append("Every card agrees with its neighbours.")
+        lines.append(f"{every} agrees with its neighbours.")
     elif unread:
-        lines.append("Every card agrees with its neighbours and, as far as the cells read show, connects to the "
+        lines.append(f"{every} agrees with its neighbours and, as far as the cells read show, connects to the "
                      "start.")
     else:
-        lines.append("Every card agrees with its neighbours and connects to the start.")
+        lines.append(f"{every} agrees with its neighbours and connects to the start.")
     if cut_off:
         # a rockfall may have taken their way back since they were laid: which card came
         # last, and what was taken away, a photo does not show
@@ -100,8 +109,6 @@ def describe(observation, path: str, ruling=None) -> str:
     lines += [f"A tunnel reaches the face-down goal at ({x},{y}): turn it over." for x, y in reached]
     if not reached and not board.gold_reached:
         lines.append("No tunnel reaches a goal yet.")
-    if ruling is not None:
-        lines.append(ruled(ruling))
     return "\n".join(lines)
 
 

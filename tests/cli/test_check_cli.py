@@ -54,6 +54,15 @@ def test_a_card_that_meets_rock_beside_it_breaks_the_rules_whatever_could_not_be
     assert "the west edge is rock but the card at (1,0) has a tunnel there" in accused
 
 
+def answer(observation, cell) -> str:
+    """The line of the report that answers on the contested card."""
+    from vision.observation import rule_on
+
+    (line,) = [line for line in describe(observation, "table.jpg", rule_on(observation, cell)).splitlines()
+               if line.startswith("The card ")]
+    return line
+
+
 def test_the_contested_card_is_judged_as_the_card_laid_last():
     # a straight cut off from the start: the report lists it apart (a rockfall may have cut
     # it off since it was laid), but contested, it was laid last, so nothing can have
@@ -64,14 +73,12 @@ def test_the_contested_card_is_judged_as_the_card_laid_last():
     cards = [SeenCard(0, 0, "start", 0, 1.0), SeenCard(2, 0, "straight-ew", 0, 0.99),
              SeenCard(1, 1, "cross", 0, 0.99), SeenCard(0, 1, "curve-nw", 180, 0.99)]
     seen = Observation(cards=cards)
-    lines = describe(seen, "table.jpg", rule_on(seen, (2, 0))).splitlines()
-    assert lines[lines.index(CUT_OFF) + 1].startswith("  (2,0): ")
-    assert lines[-1] == ("The card laid last, straight-ew at (2,0), is illegal: (2,0) does not touch any card of "
-                         "the maze.")
-    assert describe(seen, "table.jpg", rule_on(seen, (1, 1))).splitlines()[-1] == (
-        "The card laid last, cross at (1,1), is legal.")
+    assert CUT_OFF in describe(seen, "table.jpg").splitlines()
+    assert answer(seen, (2, 0)) == ("The card laid last, straight-ew at (2,0), is illegal: (2,0) does not touch "
+                                    "any card of the maze.")
+    assert answer(seen, (1, 1)) == "The card laid last, cross at (1,1), is legal."
     hidden = Observation(cards=cards, uncertain=[Unsure(1, 0, "occluded")])
-    assert describe(hidden, "table.jpg", rule_on(hidden, (2, 0))).splitlines()[-1] == (
+    assert answer(hidden, (2, 0)) == (
         "The card laid last, straight-ew at (2,0), is legal as far as the cells read show: its way back to the "
         "start may run under a cell not read surely.")
     assert rule_on(hidden, (2, 0)).to_dict() == {
@@ -79,14 +86,29 @@ def test_the_contested_card_is_judged_as_the_card_laid_last():
         "gold_reached": False, "as_far_as_read": True}
 
 
+def test_with_a_card_contested_the_cards_it_meets_against_the_rules_are_not_accused_with_it():
+    # a crossroads laid north of a straight east-west: judged each as if laid last, both
+    # break the rules; the crossroads contested, the maze before it was legal
+    cards = [SeenCard(0, 0, "start", 0, 1.0), SeenCard(1, 0, "straight-ew", 0, 0.99),
+             SeenCard(1, 1, "cross", 0, 0.99)]
+    plain = describe(Observation(cards=cards), "table.jpg").splitlines()
+    broken = plain.index("The maze breaks the rules:")
+    assert [line[:8] for line in plain[broken + 1:broken + 3]] == ["  (1,0):", "  (1,1):"]
+    from vision.observation import rule_on
+
+    seen = Observation(cards=cards)
+    lines = describe(seen, "table.jpg", rule_on(seen, (1, 1))).splitlines()
+    ruled = lines.index("The card laid last, cross at (1,1), is illegal: the south edge is a tunnel but the card "
+                        "at (1,0) has rock there; no tunnel of this card meets a tunnel that leads back to the start.")
+    assert lines[ruled + 1] == "Every card laid before it agrees with its neighbours and connects to the start."
+
+
 def test_a_contested_cell_that_holds_no_card_played_or_one_not_read_surely_is_not_judged():
     from vision.observation import rule_on
 
     seen = Observation(cards=[SeenCard(0, 0, "start", 0, 1.0), SeenCard(1, 0, "straight-ew", 0, 0.99)],
                        uncertain=[Unsure(2, 0, "occluded")])
-    answers = {cell: describe(seen, "table.jpg", rule_on(seen, cell)).splitlines()[-1]
-               for cell in ((2, 0), (3, 0), (0, 0))}
-    assert answers == {
+    assert {cell: answer(seen, cell) for cell in ((2, 0), (3, 0), (0, 0))} == {
         (2, 0): "The card at (2,0) cannot be judged: the card there could not be read surely (under a hand): take "
                 "the photo again with it in plain view.",
         (3, 0): "The card at (3,0) cannot be judged: no card was read there.",
