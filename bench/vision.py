@@ -14,7 +14,9 @@
   uncertain), photos whose maze was anchored a cell or more off or turned half a turn
   (every card named wrongly), photos whose report (`tunnelvision check`'s) accuses a card
   (says it breaks a rule or is cut off from the start: every maze is legal and no rockfall
-  has cut it, so each is accused wrongly), and the time of a cold single photo (model loading
+  has cut it, so each is accused wrongly), what `tunnelvision check --contested` answers
+  on the card laid last (legal in every maze: legal, legal as far as the cells read show,
+  illegal, or not judged when it was not read surely), and the time of a cold single photo (model loading
   included; OpenCV on its default threads and the classifier on one, as `tunnelvision
   check` runs) and of every photo (median, 90th percentile, slowest: a photo whose edges
   mislead the grid is searched by reading, and takes longer); ``--diagnose`` prints one
@@ -76,7 +78,7 @@ from engine.catalogue import default_catalogue
 from vision.classes import is_half_turn_symmetric
 from vision.classify import DEFAULT_MODEL, Classifier
 from vision.grid import Lattice
-from vision.observation import maze_report
+from vision.observation import maze_report, rule_on
 from vision.pipeline import (BLURRED, BURNT, DARK, DIRECTION_GUESSED, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline,
                              Step)
 from vision.printed import PrintedDeck, PrintedDeckError
@@ -99,6 +101,20 @@ def same_card(face: str, rotation: int, truth_face: str, truth_rotation: int) ->
     if face != truth_face:
         return False
     return rotation == truth_rotation or is_half_turn_symmetric(CATALOGUE.face(face))
+
+
+CONTESTED = ("legal", "legal as far as read", "illegal", "not judged", "none laid")
+
+
+def ruled_as(ruling) -> str:
+    """Which of CONTESTED a ruling on the card laid last is."""
+    if ruling is None:
+        return "none laid"
+    if ruling.verdict is None:
+        return "not judged"
+    if not ruling.verdict.legal:
+        return "illegal"
+    return "legal as far as read" if ruling.doubted else "legal"
 
 
 def _frame_shift(read: dict, truth: dict) -> str | None:
@@ -137,6 +153,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
     readable = readable_right = readable_wrong = hidden = hidden_read = 0
     guessed = guessed_off = 0  # photos read with their direction judged from the maze's shape, and of those framed off
     accusing = accused = 0  # photos whose report accuses a card, and those cards (every maze is legal)
+    contested = Counter()  # what `check --contested` answers on the card laid last (it is legal)
     told = Counter()  # photos read with a warning about the picture, by PICTURE_WARNINGS
     photo_ms = []
     for k in indices:
@@ -205,6 +222,10 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         problems = maze_report(observation.board(), [(u.x, u.y) for u in observation.uncertain])
         accusing += bool(problems)
         accused += len(problems)
+        ruling = rule_on(observation, scene.laid[-1].cell) if scene.laid else None
+        answered = ruled_as(ruling)
+        contested[answered] += 1
+        contested["not judged, in view"] += answered == "not judged" and scene.laid[-1].cell in seen
         warned = [name for name, warning in PICTURE_WARNINGS.items() if warning in observation.warnings]
         told.update(warned)
         if STRAIGHTENED in observation.warnings:
@@ -216,6 +237,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
                   f"{w} wrong, {x} read where none lies, {observation.ms:.0f} ms"
                   + (f", frame {shift}" if shift else "")
                   + (f", {len(problems)} cards accused" if problems else "")
+                  + (f", the card laid last {answered}" if answered not in ("legal", "none laid") else "")
                   + (", read straightened" if STRAIGHTENED in observation.warnings else "")
                   + (", direction guessed" if DIRECTION_GUESSED in observation.warnings else "")
                   + "".join(f", {name}" for name in warned), file=sys.stderr)
@@ -248,6 +270,10 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         # cards it says so of: all wrongly (a card read wrongly, or a way back to the start
         # taken for bare table)
         "photos_accusing_a_card": accusing, "cards_accused": accused,
+        # what `check --contested` says of the card laid last, legal in every maze: "illegal"
+        # is a wrong answer to the dispute; "not judged" when it could not be read surely (and
+        # of those, the cards wholly in view and under no hand)
+        "card_laid_last": {answer: contested[answer] for answer in (*CONTESTED, "not judged, in view")},
         "cold_single_photo_ms": round(cold_ms, 1),
         "photo_ms_median": round(float(np.median(photo_ms)), 1),
         "photo_ms_p90": round(float(np.percentile(photo_ms, 90)), 1),
@@ -383,6 +409,10 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
                   f"{s['boards_right_as_far_as_seen']} boards right as far as seen, {s['framed_off']} framed off")
         print(f"  photos whose report says a card breaks a rule or is cut off from the start: "
               f"{p['photos_accusing_a_card']}, {p['cards_accused']} cards (every maze is legal)")
+        c = p["card_laid_last"]
+        print(f"  the card laid last, contested (it is legal): judged legal {c['legal']}, legal as far as the cells "
+              f"read show {c['legal as far as read']}, illegal {c['illegal']}, not judged {c['not judged']} "
+              f"({c['not judged, in view']} of them wholly in view and under no hand)")
         g = p["direction_guessed"]
         if g["photos"]:
             print(f"  {g['photos']} photos read with a warning that no goal card was read and the maze's direction "

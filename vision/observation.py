@@ -195,8 +195,8 @@ def rule_on(observation: Observation, cell: tuple[int, int], catalogue: Catalogu
     under a cell not read (the card is then legal as far as the cells read show)."""
     for u in observation.uncertain:
         if u.cell == cell:
-            return Ruling(cell, unjudged=f"the card there could not be read surely ({u.words}): take the photo "
-                                         "again with it in plain view")
+            return Ruling(cell, unjudged=f"the card there could not be read surely ({u.words}): take another "
+                                         "photo, nearer, with it in plain view")
     board = observation.board(catalogue)
     placement = board.at(cell)
     if placement is None:

@@ -264,6 +264,7 @@ class Scene:
     style: CardStyle
     game: str
     hand: bool
+    laid: tuple[Placement, ...]  # the path cards in the order they were laid: the last one a player may contest
 
 
 @dataclass(frozen=True, eq=False)
@@ -823,7 +824,7 @@ def table_scene(rng: np.random.Generator, *, cards: int | tuple[int, int] = (10,
     card laid crosswise on (True) or off (False); None leaves it to chance. ``printed``:
     lay the cards from a real printing's pictures (the faces it has; the rest are drawn)."""
     opts = options or SceneOptions()
-    board, _ = grow_maze(rng, _count(rng, cards), game)
+    board, order = grow_maze(rng, _count(rng, cards), game)
     if rng.random() < opts.p_reveal:
         _reveal_one_goal(rng, board)
     on_table = _maze_cards(board)
@@ -851,7 +852,7 @@ def table_scene(rng: np.random.Generator, *, cards: int | tuple[int, int] = (10,
         occluded = _hand_over_maze(rng, ideal, table, cells, list(crosswise_cards))
     image = table.sensor.photograph(ideal, table.camera, rng)
     return Scene(
-        image=image, board=board, cells=truth,
+        image=image, board=board, cells=truth, laid=tuple(order),
         crosswise={c: table.quad(card) for c, card in crosswise_cards.items()},
         occluded=occluded,
         distractors=tuple(table.quad(card) for card in table.distractors),

@@ -110,7 +110,7 @@ def test_a_contested_cell_that_holds_no_card_played_or_one_not_read_surely_is_no
                        uncertain=[Unsure(2, 0, "occluded")])
     assert {cell: answer(seen, cell) for cell in ((2, 0), (3, 0), (0, 0))} == {
         (2, 0): "The card at (2,0) cannot be judged: the card there could not be read surely (under a hand): take "
-                "the photo again with it in plain view.",
+                "another photo, nearer, with it in plain view.",
         (3, 0): "The card at (3,0) cannot be judged: no card was read there.",
         (0, 0): "The card at (0,0) cannot be judged: it holds the start card, laid at the set-up, not played."}
     assert rule_on(seen, (3, 0)).to_dict() == {"x": 3, "y": 0, "error": "no card was read there"}
