@@ -103,6 +103,12 @@ def test_mazes_are_legal_and_the_board_is_what_is_drawn(seed):
     assert scene.cells[START_CELL].face == "start"
     assert all(c in scene.cells for c in GOAL_CELLS)
     assert not set(scene.crosswise) & set(scene.cells)
+    # the order of growth: every path card once, the last laid legal on the maze before it
+    assert {p.cell: (p.face, p.rotation) for p in scene.laid} == {
+        c: fr for c, fr in placed.items() if catalogue.face(fr[0]).is_path}
+    before = scene.board.copy()
+    before.remove(scene.laid[-1].cell)
+    assert before.check(scene.laid[-1]).legal
 
 
 def test_same_seed_same_scene_other_seed_other_scene():
