@@ -33,7 +33,7 @@ class DemoTiming:
     human_turn: float = 6.0  # on your turn: time to play an action card on your phone before your hand lays a tunnel card
     human_idle: float = 20.0  # you cannot dig (a broken tool) and do nothing: the host passes for you
     bot_turn: float = 1.0  # a computer player thinking
-    landing: float = 12.0  # a laid card the camera has not reported by then is entered by the host, by hand
+    landing: float = 12.0  # a card laid or taken away that the camera has not reported by then: the host enters it
     next_round: float | None = 40.0  # after the scoring, the next round starts by itself (None: the host starts it)
     poll: float = 0.25
 

@@ -2,8 +2,9 @@
 
 It is the host (deals when the seats are full, declares a round over when the film's deck
 runs out, starts the next round after a pause) and, asked by the film between moves, says
-what the hands on the table do: lay the card of the player whose turn it is, take back a
-card the engine refused, clear the maze for a new round. Computer players act through the
+what the hands on the table do: lay the card of the player whose turn it is (or take a card
+away with a saboteur's rockfall), take back a card the engine refused, clear the maze for a
+new round. Computer players act through the
 same HTTP interface as phones (``demo_players``); the director reads only the host's view,
 which holds no secret.
 
@@ -30,12 +31,13 @@ from .demo_film import (
     Clear,
     Lay,
     Move,
-    TakeBack,
+    TakeAway,
     film_deck,
     plan_placement,
+    plan_rockfall,
     standard_layout,
 )
-from .demo_players import ComputerPlayer, DemoClient
+from .demo_players import ACTED, DIG, ROCKFALL, ComputerPlayer, DemoClient
 from .errors import GameError
 
 log = logging.getLogger(__name__)
@@ -55,9 +57,9 @@ class _Shared:
     """What the host's thread and the film's thread tell each other (under ``Director.lock``)."""
 
     view: dict | None = None  # the host's view of the game, refreshed every poll
-    lay_for: tuple[int, float] | None = None  # (seat, not before): that player's hand lays a card
-    pending: tuple[Placement, float] | None = None  # laid on the table, not yet in the game
-    enter_by_hand: Placement | None = None  # the camera missed it: the host enters it
+    hand_for: tuple[int, float, str] | None = None  # (seat, not before, DIG or ROCKFALL): that player's hand acts
+    pending: tuple[Lay | TakeAway, float] | None = None  # done on the table, not yet in the game
+    enter_by_hand: dict | None = None  # the feed change the camera missed: the host enters it
     deck_empty: bool = False
     film_round: int = 0
     deck: list[str] = field(default_factory=list)
@@ -74,6 +76,7 @@ class Director:
         self._seed = seed
         self.bots: dict[str, ComputerPlayer] = {}
         self.laid: list[Placement] = []  # every card the film laid, in order
+        self.rockfalls: list[tuple[int, int]] = []  # every cell a rockfall emptied, in order
         self.lock = threading.Lock()
         self.shared = _Shared()
         self._host: DemoClient | None = None
@@ -145,7 +148,7 @@ class Director:
             by_hand, self.shared.enter_by_hand = self.shared.enter_by_hand, None
             deck_empty, self.shared.deck_empty = self.shared.deck_empty, False
         if by_hand is not None:
-            self._host.post("feed", {"change": "placed", **by_hand.to_dict()})
+            self._host.post("feed", by_hand)
             return
         if deck_empty:
             self._host.post("exhausted")
@@ -160,14 +163,14 @@ class Director:
         if not turn.decided and (bot is None or now - turn.since >= self.timing.bot_turn):
             turn.decided = True
             try:
-                acted = bot.take_turn() if bot is not None else False
+                does = bot.take_turn() if bot is not None else DIG
             except GameError as exc:  # e.g. a card it may not play after all: it digs instead
                 log.info("demo: %s could not act (%s)", name, exc.key)
-                acted = False
-            if not acted:
+                does = DIG
+            if does != ACTED:
                 wait = 0.0 if bot is not None else self.timing.human_turn
                 with self.lock:
-                    self.shared.lay_for = (seat, now + wait)
+                    self.shared.hand_for = (seat, now + wait, does)
         if bot is None and not _can_dig(view, seat) and now - turn.since >= self.timing.human_idle:
             self._host.post("pass", {"for_seat": seat})
 
@@ -189,36 +192,49 @@ class Director:
             refused = [c for c in view["contested"] if (c["x"], c["y"]) in cards]
             if refused:
                 cell = (refused[0]["x"], refused[0]["y"])
-                if shared.pending is not None and shared.pending[0].cell == cell:
-                    shared.deck.append(shared.pending[0].face)
+                if shared.pending is not None and isinstance(shared.pending[0], Lay) and shared.pending[0].cell == cell:
+                    shared.deck.append(shared.pending[0].placement.face)
                     shared.pending = None
-                return TakeBack(cell, self.seat_angle(self._seat_named(view, refused[0]["name"])))
+                return TakeAway(cell, self.seat_angle(self._seat_named(view, refused[0]["name"])))
             if shared.pending is not None:
                 return self._await_landing(view)
-            if view["game"]["phase"] != "playing" or shared.lay_for is None:
+            if view["game"]["phase"] != "playing" or shared.hand_for is None:
                 return None
-            seat, not_before = shared.lay_for
+            seat, not_before, does = shared.hand_for
             if seat != view["turn"]["seat"] or not _can_dig(view, seat):
-                shared.lay_for = None
+                shared.hand_for = None
                 return None
             if time.monotonic() < not_before:
                 return None
-            shared.lay_for = None
-            placement = plan_placement(Board.from_json({"board": view["board"]["cells"]}), shared.deck, self.rng)
-            if placement is None:
-                shared.deck_empty = True
-                return None
-            shared.pending = (placement, time.monotonic())
-            self.laid.append(placement)
-            return Lay(placement, self.seat_angle(seat))
+            shared.hand_for = None
+            board = Board.from_json({"board": view["board"]["cells"]})
+            cell = plan_rockfall(board, self.rng) if does == ROCKFALL else None
+            if cell is not None:
+                move = TakeAway(cell, self.seat_angle(seat))
+                self.rockfalls.append(cell)
+            else:  # digging, or a rockfall would set nothing back: the saboteur digs instead
+                placement = plan_placement(board, shared.deck, self.rng)
+                if placement is None:
+                    shared.deck_empty = True
+                    return None
+                move = Lay(placement, self.seat_angle(seat))
+                self.laid.append(placement)
+            shared.pending = (move, time.monotonic())
+            return move
 
     def _await_landing(self, view: dict) -> None:
-        placement, laid_at = self.shared.pending
-        if any((c["x"], c["y"]) == placement.cell for c in view["board"]["cells"]):
-            self.shared.pending = None  # the camera saw it and the game has it
-        elif time.monotonic() - laid_at >= self.timing.landing:
-            log.warning("demo: the camera did not report %s; the host enters it", placement)
-            self.shared.enter_by_hand, self.shared.pending = placement, None
+        """Wait for the game to take the move done on the table (the camera reports it); once
+        it has waited too long, the host enters it by hand, as at a table whose camera missed it."""
+        move, done_at = self.shared.pending
+        there = any((c["x"], c["y"]) == move.cell for c in view["board"]["cells"])
+        if there == isinstance(move, Lay):
+            self.shared.pending = None
+        elif time.monotonic() - done_at >= self.timing.landing:
+            log.warning("demo: the camera did not report %s; the host enters it", move)
+            x, y = move.cell
+            change = ({"change": "placed", **move.placement.to_dict()} if isinstance(move, Lay)
+                      else {"change": "removed", "x": x, "y": y})
+            self.shared.enter_by_hand, self.shared.pending = change, None
 
     @staticmethod
     def _seat_named(view: dict, name: str | None) -> int:

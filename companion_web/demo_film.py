@@ -2,14 +2,16 @@
 
 ``Film.pictures(next_move)`` is an endless iterator of frames of the simulated table. Between
 moves the table holds still; when ``next_move`` (the demo's director) names a move, a hand
-comes in from that player's side of the table, lays a card (or takes one back, or clears
-the maze for a new round) and withdraws. What the film shows is exactly what lies on the
-table, so the placements the camera reports are the film's own.
+comes in from that player's side of the table, lays a card (or takes one away: a refused
+card taken back, or one a rockfall removes; or clears the maze for a new round) and
+withdraws. What the film shows is exactly what lies on the table, so the placements the
+camera reports are the film's own.
 
 ``plan_placement`` chooses the card a player lays: a legal placement (judged by the engine on
 the game's public maze) from a hand of cards drawn from the film's deck, leaning toward a
-face-down goal so that rounds mostly end with a tunnel reaching the gold. The physical goals
-stay face down throughout: the companion keeps their secrets and turns them over itself.
+face-down goal so that rounds mostly end with a tunnel reaching the gold; ``plan_rockfall``
+the card a saboteur's rockfall takes, one whose loss sets the tunnels back. The physical
+goals stay face down throughout: the companion keeps their secrets and turns them over itself.
 """
 
 from __future__ import annotations
@@ -39,9 +41,14 @@ class Lay:
     placement: Placement
     from_angle: float  # where the player sits: the direction the hand comes from (radians)
 
+    @property
+    def cell(self) -> Cell:
+        return self.placement.cell
+
 
 @dataclass(frozen=True)
-class TakeBack:
+class TakeAway:
+    """A card leaves the maze in the player's hand: a refused card taken back, or a rockfall."""
     cell: Cell
     from_angle: float
 
@@ -52,7 +59,7 @@ class Clear:
     from_angle: float
 
 
-Move = Lay | TakeBack | Clear
+Move = Lay | TakeAway | Clear
 
 
 def standard_layout() -> dict[Cell, Content]:
@@ -76,8 +83,8 @@ class Film:
             self.moving = True
             if isinstance(move, Lay):
                 yield from self._lay(move)
-            elif isinstance(move, TakeBack):
-                yield from self._take_back(move)
+            elif isinstance(move, TakeAway):
+                yield from self._take_away(move)
             else:
                 yield from self._clear(move)
             self.moving = False
@@ -98,7 +105,7 @@ class Film:
         self.cards[p.cell] = (p.face, p.rotation)
         yield from self._withdraw(np.array(target), move.from_angle)
 
-    def _take_back(self, move: TakeBack) -> Iterator[np.ndarray]:
+    def _take_away(self, move: TakeAway) -> Iterator[np.ndarray]:
         content = self.cards.get(move.cell)
         if content is None:
             return
@@ -183,6 +190,24 @@ def plan_placement(board: Board, deck: list[str], rng: np.random.Generator) -> P
     return chosen
 
 
+def plan_rockfall(board: Board, rng: np.random.Generator) -> Cell | None:
+    """The path card a saboteur's rockfall takes off ``board``: one of those whose loss leaves
+    the open tunnel ends farther from every face-down goal (the cards beyond it are cut off
+    from the start, the hole left to be filled again). None when no loss sets them back."""
+    targets = sorted(board.hidden_goals)
+    if not targets:
+        return None
+    now = _gap(board, targets)
+    setbacks = []
+    for p in board.placements():
+        if board.catalogue.face(p.face).is_path:
+            after = board.copy()
+            after.remove(p.cell)
+            if _gap(after, targets) > now:
+                setbacks.append(p.cell)
+    return setbacks[int(rng.integers(len(setbacks)))] if setbacks else None
+
+
 def _in_field(cell: Cell) -> bool:
     x0, x1, y0, y1 = FIELD
     return x0 <= cell[0] <= x1 and y0 <= cell[1] <= y1
@@ -194,12 +219,18 @@ def _distance_after(board: Board, placement: Placement, targets: list[Cell]) -> 
     after.put(placement)
     if set(after.goals_touched()) & set(targets):
         return 0
+    return _gap(after, targets)
+
+
+def _gap(board: Board, targets: list[Cell]) -> int:
+    """How far the open tunnel ends (free cells a tunnel from the start runs into) lie from
+    the nearest of ``targets``."""
     ends = set()
-    for p in after.placements():
-        edges = after.reachable_edges(p.cell)
+    for p in board.placements():
+        edges = board.reachable_edges(p.cell)
         for bit, (dx, dy) in STEP.items():
             beyond = (p.x + dx, p.y + dy)
-            if edges & bit and beyond not in after and _in_field(beyond):
+            if edges & bit and beyond not in board and _in_field(beyond):
                 ends.add(beyond)
     if not ends:
         return 1000  # the maze is closed: nothing is worse

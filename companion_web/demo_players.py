@@ -6,7 +6,8 @@ checks a phone does and sees only what its seat may see: its role, its peeks, th
 table. In table mode the companion knows nobody's hand, so a computer player plays the
 cards a player plausibly would: a saboteur breaks tools now and then, a gold-digger peeks
 at a goal with a map, mends a broken tool or passes when it cannot dig. Otherwise it lets
-its hand lay a tunnel card on the table (the demo's film), like anyone at a real table.
+its hand lay a tunnel card on the table (the demo's film), like anyone at a real table,
+or, a saboteur now and then, take one away with a rockfall (the camera reports it).
 """
 
 from __future__ import annotations
@@ -20,6 +21,11 @@ SABOTEUR = "saboteur"
 P_BREAK = 0.15  # a saboteur's turn: break someone's tool instead of digging
 P_MAP = 0.15  # a gold-digger's turn: look at a goal instead of digging
 P_REPAIR = 0.8  # with a broken tool: mend it (else pass)
+P_ROCKFALL = 0.2  # a saboteur's turn: a rockfall on the maze instead of digging
+
+# What a player does on its turn: acted through its phone (an action card, a peek, a pass),
+# or its hand acts on the table (the film): lays a tunnel card, or takes one away
+ACTED, DIG, ROCKFALL = "acted", "dig", "rockfall"
 
 
 class DemoClient:
@@ -62,33 +68,36 @@ class ComputerPlayer:
 
     # ------------------------------------------------------------------ a turn
 
-    def take_turn(self) -> bool:
-        """Play an action card or pass, if that is what this player does now; False means
-        it lays a tunnel card instead (the film's hand does that on the table)."""
+    def take_turn(self) -> str:
+        """Play an action card or pass through the phone (ACTED), if that is what this player
+        does now; else its hand lays a tunnel card (DIG) or plays a rockfall (ROCKFALL) on the
+        table: the film does that."""
         view = self.view()
         me, seats = view["me"], view["seats"]
         mine = seats[me["seat"]]
         if mine["trapped"]:
             self.phone.post("pass")
-            return True
+            return ACTED
         if mine["broken_ids"]:
             repair = self._repair_for(view, mine["broken_ids"])
             if repair is not None and self.rng.random() < P_REPAIR:
                 self.phone.post("action", repair)
             else:
                 self.phone.post("pass")
-            return True
+            return ACTED
         if me["role"] == SABOTEUR and self.rng.random() < P_BREAK:
             breaking = self._break_someone(view)
             if breaking is not None:
                 self.phone.post("action", breaking)
-                return True
+                return ACTED
+        if me["role"] == SABOTEUR and self.rng.random() < P_ROCKFALL:
+            return ROCKFALL
         hidden = [g for g in view["board"]["goals"] if g["state"] == "hidden"]
         if me["role"] != SABOTEUR and hidden and self.rng.random() < P_MAP:
             goal = self.rng.choice(hidden)
             self.phone.post("peek", {"cell": [goal["x"], goal["y"]]})
-            return True
-        return False
+            return ACTED
+        return DIG
 
     def _repair_for(self, view: dict, broken: list[str]) -> dict | None:
         for action in view["game"]["actions"]:

@@ -14,6 +14,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from companion_web.demo import DemoTiming, main, run_demo
@@ -109,3 +110,48 @@ def test_the_demo_plays_a_round_on_its_simulated_table():
     assert not [t.name for t in threading.enumerate() if t.name == "demo host" or t.name.startswith("vision feed")]
     database = Path(re.search(r"Database: (\S+);", text).group(1))
     assert database.name == "demo.db" and not database.parent.exists()  # the demo leaves nothing behind
+
+
+def test_a_saboteurs_rockfall_takes_a_card_whose_loss_sets_the_tunnels_back():
+    # start, then a run east to (3,0) and a dead end north of (1,0): taking a card of the
+    # run leaves the open tunnel ends farther from the goals (its hole, the nearest end, at
+    # least a step back from (4,0)); the dead end's loss does not
+    from companion_web.demo_film import plan_rockfall
+    from engine.board import Board, Placement
+
+    board = Board.standard(None)
+    for p in (Placement(1, 0, "cross"), Placement(2, 0, "straight-ew"), Placement(3, 0, "straight-ew"),
+              Placement(1, 1, "dead-n", 180)):
+        board.place(p)
+    taken = {plan_rockfall(board, np.random.default_rng(seed)) for seed in range(20)}
+    assert taken == {(1, 0), (2, 0), (3, 0)}
+    assert plan_rockfall(Board.standard(None), np.random.default_rng(0)) is None  # nothing to take
+
+
+def test_the_director_has_a_saboteurs_hand_take_a_card_away_and_the_host_enters_what_the_camera_missed():
+    from companion_web.demo_director import Director
+    from companion_web.demo_film import Lay, TakeAway, standard_layout
+    from companion_web.demo_players import ROCKFALL
+    from engine.board import Board, Placement
+
+    board = Board.standard(None)
+    for p in (Placement(1, 0, "cross"), Placement(2, 0, "straight-ew")):
+        board.place(p)
+    cells = [p.to_dict() for p in board.placements()]
+    view = {"game": {"phase": "playing", "round": 1}, "contested": [], "turn": {"seat": 1},
+            "seats": [{"broken_ids": [], "trapped": False}] * 3, "board": {"cells": cells}}
+    director = Director(players=3, humans=0, edition="saboteur", seed=0, timing=DemoTiming(landing=0.0))
+    shared = director.shared
+    shared.view, shared.film_round, shared.deck = view, 1, ["cross"] * 5
+    on_table = {**standard_layout(), (1, 0): ("cross", 0), (2, 0): ("straight-ew", 0)}
+    shared.hand_for = (1, 0.0, ROCKFALL)
+    move = director.next_move(on_table)
+    assert isinstance(move, TakeAway) and move.cell in {(1, 0), (2, 0)} and director.rockfalls == [move.cell]
+    assert director.next_move(on_table) is None  # the game has not taken it yet: after `landing`, the host does
+    assert shared.enter_by_hand == {"change": "removed", "x": move.cell[0], "y": move.cell[1]}
+    # a hand that digs lays a card; once the game shows it, the director stops waiting
+    shared.hand_for, shared.enter_by_hand = (1, 0.0, "dig"), None
+    move = director.next_move(on_table)
+    assert isinstance(move, Lay) and director.laid == [move.placement]
+    view["board"]["cells"] = cells + [move.placement.to_dict()]
+    assert director.next_move(on_table) is None and shared.pending is None and shared.enter_by_hand is None

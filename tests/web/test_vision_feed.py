@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from companion_web.app import create_app
-from companion_web.demo_film import Film, Lay, standard_layout
+from companion_web.demo_film import Film, Lay, TakeAway, standard_layout
 from companion_web.demo_table import SimulatedTable
-from companion_web.feed import CardPlaced, FeedOutcome, TableView
+from companion_web.feed import CardPlaced, CardRemoved, FeedOutcome, TableView
 from companion_web.serve import add_arguments, run_from_args
 from companion_web.vision_feed import (
     MAX_VIEWERS,
@@ -49,6 +49,9 @@ class StandInGame:
 
     def sink(self, change) -> FeedOutcome:
         self.frame_at_report.append(self.current_frame)
+        if isinstance(change, CardRemoved):  # a rockfall
+            self.board.remove((change.x, change.y))
+            return FeedOutcome(None)
         verdict = self.board.check(change.placement)
         self.legal.append(verdict.legal)
         if verdict.legal:
@@ -71,9 +74,11 @@ def make_pipeline():
     return pipeline_maker()
 
 
-# A camera started mid-game: these cards already lie on the table, then three more are laid.
+# A camera started mid-game: these cards already lie on the table, then three more are laid,
+# and a rockfall takes one away (cutting two off from the start).
 ALREADY = [Placement(1, 0, "cross"), Placement(2, 0, "straight-ew"), Placement(1, 1, "straight-ns")]
 MOVES = [Placement(3, 0, "t-nes", 180), Placement(1, -1, "straight-ns"), Placement(3, 1, "curve-ne", 180)]
+ROCKFALL = (2, 0)
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +86,8 @@ def filmed(make_pipeline):
     """The film of a game through the feed: what it reported, and at which frames a hand was in view."""
     film = Film(SimulatedTable(np.random.default_rng(4)),
                 {**standard_layout(), **{p.cell: (p.face, p.rotation) for p in ALREADY}})
-    script = [None] * 15 + [Lay(p, angle) for p, angle in zip(MOVES, (-1.6, 0.3, 2.0))] + [None] * 15
+    script = ([None] * 15 + [Lay(p, angle) for p, angle in zip(MOVES, (-1.6, 0.3, 2.0))]
+              + [TakeAway(ROCKFALL, -0.5)] + [None] * 15)
     game = StandInGame()
     hands: list[bool] = []
 
@@ -104,13 +110,14 @@ def filmed(make_pipeline):
 def test_a_camera_started_mid_game_catches_up_then_reports_each_card_once_in_order(filmed):
     game, feed, _ = filmed
     # from the start outward, each one legal when it is reported; then the moves as they were made
-    assert feed.reported == [CardPlaced(p) for p in ALREADY[:1] + ALREADY[2:] + ALREADY[1:2] + MOVES]
-    assert all(game.legal)
+    assert feed.reported == [CardPlaced(p) for p in ALREADY[:1] + ALREADY[2:] + ALREADY[1:2] + MOVES] + [
+        CardRemoved(*ROCKFALL)]
+    assert all(game.legal) and ROCKFALL not in game.board and (3, 0) in game.board
 
 
 def test_nothing_is_reported_while_a_hand_is_over_the_table(filmed):
     game, _, hands = filmed
-    assert len(game.frame_at_report) == len(ALREADY) + len(MOVES)
+    assert len(game.frame_at_report) == len(ALREADY) + len(MOVES) + 1
     assert not any(hands[i] for i in game.frame_at_report)
     moves_at = game.frame_at_report[len(ALREADY):]
     laid_at = [i for i in range(1, len(hands)) if hands[i] and not hands[i - 1]]
