@@ -30,6 +30,11 @@ A card laid touches the maze: a new card apart from every card of it (held, read
 first view and not read yet) is a card lying on the table that the lattice lines up with,
 and no move.
 
+A card read in place of another is no move either (a card does not change in place: a
+misreading, reported as a change for the player to see to), unless its cell was seen bare
+in between on ``min_frames`` quiet frames since the last hand left: then a card was taken
+away (a rockfall) and another laid in the hole before the table held still for a hold.
+
 One move touches one card. A quiet view that contradicts several committed cards at once
 (gone or read as another face) is no move: the lattice slipped by a cell or turned, or the
 maze was rebuilt by hand. Nothing is committed from it; if it holds for ``resync_s`` the
@@ -98,6 +103,9 @@ class MazeTracker:
     _at_odds_since: float | None = None  # since when the quiet view contradicts several committed cards
     # cells this frame reads unsurely, or reads a card on that is not held yet
     _unsettled: set[Cell] = field(default_factory=set)
+    # committed cards' cells seen bare since, on how many quiet frames (a hand between them
+    # does not reset the count; the card read there again does)
+    _seen_bare: dict[Cell, int] = field(default_factory=dict)
 
     def update(self, seen: Observation, empty: set[Cell], now: float, busy: bool,
                confirm: Confirm | None = None) -> list[TrackEvent]:
@@ -135,6 +143,13 @@ class MazeTracker:
                 del self._candidates[cell]
         committed = {} if self.board is None else {p.cell: (p.face, p.rotation) for p in self.board.placements()}
         self._unsettled = unsure | (read - set(committed))
+        self._seen_bare = {c: n for c, n in self._seen_bare.items() if c in committed}
+        for cell, content in committed.items():
+            shown = view.get(cell, ...)  # ...: not read this frame (unsure, held back)
+            if shown == content:
+                self._seen_bare.pop(cell, None)  # the card read there again: the bare readings were a glitch
+            elif shown is None:
+                self._seen_bare[cell] = self._seen_bare.get(cell, 0) + 1
         ready: dict[Cell, Content] = {}
         for cell, content in view.items():
             if committed.get(cell) == content:
@@ -192,7 +207,12 @@ class MazeTracker:
                 # a card laid touches the maze: one apart from every card is a card lying on
                 # the table (put down, dropped) that the lattice happens to line up with
                 continue
-            events += self._commit(cell, committed.get(cell), content, now)
+            was = committed.get(cell)
+            if self._refilled(cell, was, content):
+                # taken away and another laid in the hole before the table held still: both moves
+                events += self._commit(cell, was, None, now)
+                was = None
+            events += self._commit(cell, was, content, now)
         return events
 
     def _join_first_view(self, ready: dict[Cell, Content], committed: dict, now: float) -> list[TrackEvent]:
@@ -225,6 +245,13 @@ class MazeTracker:
         self._seen_empty = bare
         self._unread = unsure - set(cards)
         return [TrackEvent("maze-seen", f"the maze is in view: {len(cards)} cards", time=now)]
+
+    def _refilled(self, cell: Cell, was: Content, now_content: Content) -> bool:
+        """Whether a path card read in place of another was laid in the hole a rockfall left:
+        the cell seen bare in between on enough quiet frames."""
+        return (was is not None and now_content is not None and was != now_content
+                and self.catalogue.face(was[0]).kind == "path"
+                and self._seen_bare.get(cell, 0) >= self.min_frames)
 
     @staticmethod
     def _touches(cell: Cell, maze: set[Cell]) -> bool:

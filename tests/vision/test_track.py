@@ -242,6 +242,25 @@ def test_rockfall_and_a_goal_reached_then_turned_over():
     assert not tracker.board.is_reachable((5, 0))
 
 
+def test_a_card_laid_in_a_rockfalls_hole_before_the_table_held_still_is_both_moves():
+    # a rockfall takes (1,0) away: its cell shows bare on four quiet frames, too short a
+    # hold, then a hand lays a crossroads there; a card does not change in place, so the
+    # tracker commits the removal and then the placement, judged on the maze without it
+    def replaced(bare_frames: int, card_between: bool = False):
+        tracker, t = settled()
+        straight = SeenCard(1, 0, "straight-ew", 0, 0.98)
+        _, t = run(tracker, [(seen(straight), set(), False)] * 12, start=t)
+        between = [(seen(), {(1, 0)}, False)] * bare_frames + [(seen(), set(), True)]
+        if card_between:  # the card read there again after all: the bare readings were a glitch
+            between += [(seen(straight), set(), False)] * 2
+        events, _ = run(tracker, between + [(seen(SeenCard(1, 0, "cross", 0, 0.98)), set(), False)] * 12, start=t)
+        return [(e.kind, e.cell) for e in events], tracker.board.at((1, 0))
+
+    assert replaced(4) == ([("removed", (1, 0)), ("placed", (1, 0))], Placement(1, 0, "cross", 0))
+    assert replaced(2) == ([("changed", (1, 0))], Placement(1, 0, "cross", 0))  # a glance: a misreading
+    assert replaced(4, card_between=True)[0] == [("changed", (1, 0))]
+
+
 def test_a_view_at_odds_with_several_committed_cards_is_no_move_until_it_holds_long():
     tracker, t = settled()
     path = [SeenCard(x, 0, "straight-ew", 0, 0.98) for x in (1, 2, 3)]
