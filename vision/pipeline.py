@@ -461,6 +461,19 @@ def _plausible(observation: Observation, lattice: Lattice, least_sure: float = 0
     return alien <= most_alien and sure >= least_sure
 
 
+def _start_in_place(observation: Observation, lattice: Lattice) -> bool:
+    """Whether the start's place, where the lattice sees a card under no hand, does not read
+    as another card or as something that is no maze card: the start never leaves the table,
+    so such a reading is the lattice off the cards there (it slipped when a card was taken
+    away beside the start, and read the next card or the gap between two)."""
+    if START_CELL not in lattice.cells - lattice.occluded:
+        return True
+    if any(c.cell == START_CELL and c.face != "start" for c in observation.cards):
+        return False
+    return not any(u.cell == START_CELL and u.reason in ("not-a-maze-card", "unknown-card", "off-cell")
+                   for u in observation.uncertain)
+
+
 def _small_grey(frame: np.ndarray) -> np.ndarray:
     """The frame in grey at MOTION_WIDTH, for telling motion and change."""
     scale = MOTION_WIDTH / frame.shape[1]
@@ -655,9 +668,10 @@ class Pipeline:
         observation, empty = self._read_tracked(frame, lattice)
         read_done = time.perf_counter()
         busy = bool(lattice.occluded) or self._moving(small, lattice)
-        if not busy and not _plausible(observation, lattice):
-            # a lattice that reads its own cards as nothing is a wrong fit being tracked
-            # (a wrong pitch or phase snaps as steadily as the right one): fit afresh
+        if not busy and not (_plausible(observation, lattice) and _start_in_place(observation, lattice)):
+            # a lattice that reads its own cards as nothing, or something else than the start
+            # on the start's place, is a wrong fit being tracked (a wrong pitch or phase snaps
+            # as steadily as the right one): fit afresh
             self._doubts += 1
             if self._doubts >= DOUBTS_BEFORE_REFIT:
                 self._tracker.forget()
