@@ -2,7 +2,7 @@
 
     python bench/vision.py [--scenes 200] [--first 0] [--videos 30] [--scans DIR] [--lens K]
                            [--light dim|bright|warm|cool] [--size WxH] [--sheet-photos N] [--draw N]
-                           [--defocus PX] [--misregister PX] [--json]
+                           [--defocus PX] [--misregister PX] [--rockfalls N] [--json]
                            [--diagnose] [--photo K ...]
 
 * scenes: synthetic 1080p photos of random legal mazes (unseen seeds; camera pose, tilt,
@@ -49,7 +49,10 @@
   time of each stage; ``--misregister PX`` reads every cell of the films from a lattice PX
   pixels up the frame from where the pipeline fits it (down when negative): a stress test of
   the tracker, since a still view cuts a card alike on every frame and a hold cannot tell a
-  crop off its card;
+  crop off its card; ``--rockfalls N`` ends every film with N rockfalls, a hand taking a
+  path card away (cutting off any beyond it), each followed by a card laid in the hole when
+  one fits: the removals committed are counted, and a legal card laid after one judged
+  illegal is a player accused wrongly as any other;
 * with ``--scans DIR``, all of it again on tables laid out of a printed deck's scans (the
   base game's faces as the publisher printed them, read from the folder): the fairest
   preview here of real cards, for the grid above all (the shipped classifier has seen
@@ -303,9 +306,10 @@ class MisregisteredPipeline(Pipeline):
 
 
 def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedDeck | None = None,
-           options: SceneOptions = SceneOptions(), misregister_px: float = 0.0, diagnose: bool = False) -> dict:
+           options: SceneOptions = SceneOptions(), misregister_px: float = 0.0, diagnose: bool = False,
+           rockfalls: int = 0) -> dict:
     cv2.setNumThreads(1)
-    wrong_commits = commits = placements_expected = frames = 0
+    wrong_commits = commits = placements_expected = removals_expected = removals_committed = frames = 0
     # every card a film lays is legal: a placement committed right but judged illegal is a
     # player accused wrongly; one judged legal only by the doubt given to cells not read is counted too
     accused = given_the_doubt = 0
@@ -315,15 +319,16 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
     stages: dict[str, list[float]] = {}
     for k in range(count):
         video = table_video(np.random.default_rng(SEED + 10_000 + k), size=(1920, 1080), still_frames=12,
-                            printed=printed, options=options)
+                            printed=printed, options=options, rockfalls=rockfalls)
         classifier = Classifier(model, threads=1)
         pipeline = (MisregisteredPipeline(classifier, up_px=misregister_px) if misregister_px
                     else Pipeline(classifier))
         tracker = MazeTracker()
-        placements_expected += len(video.boards) - 1
-        # a placement is right once, where the film lays a card; a card of the first view
-        # announced as laid is a move nobody made
-        laid = {p.cell for p in video.placements}
+        placements_expected += len(video.placements)
+        removals_expected += len(video.removed)
+        # a move is right once, where the film makes it; a card of the first view announced
+        # as laid is a move nobody made
+        moves = Counter([("placed", p.cell) for p in video.placements] + [("removed", c) for c in video.removed])
         for i, frame in enumerate(video.frames):
             started = time.perf_counter()
             step = pipeline.step(frame.image)
@@ -341,17 +346,22 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
                     continue
                 commits += 1
                 truth = frame.cells.get(event.cell)
-                ok = (event.kind == "placed" and event.cell in laid and truth is not None
-                      and same_card(event.placement.face, event.placement.rotation, truth.face, truth.rotation))
-                laid.discard(event.cell)
+                # a removal is right where the film took a card away (committed, maybe, only
+                # with the card laid in its hole after: the table did not hold still between)
+                ok = moves[(event.kind, event.cell)] > 0 and (
+                    event.kind == "removed" or truth is not None
+                    and same_card(event.placement.face, event.placement.rotation, truth.face, truth.rotation))
+                moves[(event.kind, event.cell)] -= moves[(event.kind, event.cell)] > 0
+                removals_committed += ok and event.kind == "removed"
                 wrong_commits += not ok
-                accused += ok and not event.verdict.legal
-                given_the_doubt += ok and event.as_far_as_seen
+                laid_right = ok and event.kind == "placed"
+                accused += laid_right and not event.verdict.legal
+                given_the_doubt += laid_right and event.as_far_as_seen
                 if diagnose and not ok:
                     print(f"film {k} frame {i}: wrong commit, {event.kind} {event.cell} "
                           f"{event.placement and (event.placement.face, event.placement.rotation)}, on the table "
                           f"{truth and (truth.face, truth.rotation)}", file=sys.stderr)
-                elif diagnose and not event.verdict.legal:
+                elif diagnose and laid_right and not event.verdict.legal:
                     print(f"film {k} frame {i}: a legal card judged illegal: {event.text}", file=sys.stderr)
         board = _held_against(tracker, video.frames[-1].cells)
         for key, n in board.items():
@@ -359,6 +369,7 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
         held["boards_right"] += not board["wrong"] and not board["missing"]
     return {
         "videos": count, "frames": frames, "placements_filmed": placements_expected,
+        "rockfalls_filmed": removals_expected, "rockfalls_committed": removals_committed,
         "commits": commits, "wrong_commits": wrong_commits,
         "right_commits_judged_illegal": accused, "right_commits_judged_as_far_as_seen": given_the_doubt,
         "held_at_end": held,
@@ -421,7 +432,9 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
               f"90th percentile {p['photo_ms_p90']:.0f} ms, slowest {p['photo_ms_max']:.0f} ms")
     if v is None:
         return
-    print(f"  {v['videos']} filmed games, {v['frames']} frames, {v['placements_filmed']} placements: "
+    print(f"  {v['videos']} filmed games, {v['frames']} frames, {v['placements_filmed']} placements"
+          + (f" and {v['rockfalls_filmed']} rockfalls ({v['rockfalls_committed']} committed)"
+             if v["rockfalls_filmed"] else "") + ": "
           f"{v['commits']} commits, {v['wrong_commits']} wrong; of the right ones, "
           f"{v['right_commits_judged_illegal']} judged illegal (every card laid is legal), "
           f"{v['right_commits_judged_as_far_as_seen']} judged as far as the cells read show")
@@ -474,6 +487,8 @@ def main() -> int:
     parser.add_argument("--draw", type=int, default=0,
                         help="the photos' vanishing points from another random draw (default 0, as `tunnelvision "
                              "check` reads): how much the readings hinge on it")
+    parser.add_argument("--rockfalls", type=int, default=0, metavar="N",
+                        help="end every film with N rockfalls, each followed by a card laid in the hole")
     parser.add_argument("--misregister", type=float, default=0.0, metavar="PX",
                         help="read every cell of the films from a lattice this many pixels up the frame from where "
                              "it was fitted (down when negative; default 0): a stress test of the tracker")
@@ -508,7 +523,8 @@ def main() -> int:
                                              args.size, args.sheet_photos, args.draw, args.first)
         if args.videos:
             figures[name]["video"] = videos(args.videos, model=args.model, printed=deck, options=options,
-                                             misregister_px=args.misregister, diagnose=args.diagnose)
+                                             misregister_px=args.misregister, diagnose=args.diagnose,
+                                             rockfalls=args.rockfalls)
     if args.json:
         print(json.dumps(figures))
         return 0

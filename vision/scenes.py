@@ -25,6 +25,7 @@ the caller's generator, so a seed gives the same picture, whatever ran before.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 
 import cv2
@@ -288,8 +289,9 @@ class VideoFrame:
 @dataclass(frozen=True, eq=False)
 class TableVideo:
     """A game filmed by a fixed camera: ``boards[0]`` is the maze before the first move,
-    ``boards[k]`` after the k-th placement, which is complete (card down, hand gone) from
-    frame ``commits[k - 1]`` on."""
+    ``boards[k]`` after the k-th move, which is complete (card down or taken away, hand gone)
+    from frame ``commits[k - 1]`` on. ``placements``: the cards laid, in order; ``removed``:
+    the cells rockfalls emptied, in order."""
 
     frames: list[VideoFrame]
     boards: list[Board]
@@ -297,6 +299,7 @@ class TableVideo:
     commits: list[int]
     pitch_mm: tuple[float, float]
     camera: SceneCamera
+    removed: list[Cell] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- geometry helpers
@@ -923,12 +926,17 @@ def _shake(rng, px: float, centre) -> np.ndarray:
 def table_video(rng: np.random.Generator, *, start_cards: int | tuple[int, int] = (4, 14),
                 moves: int | tuple[int, int] = (3, 5), frames_per_move: int = 6, still_frames: int = 3,
                 size: tuple[int, int] = (1280, 720), game: str = "saboteur", shake_px: float = 0.4,
-                options: SceneOptions | None = None, printed: PrintedDeck | None = None) -> TableVideo:
-    """Frames of a game: a maze of ``start_cards`` path cards, then ``moves`` placements.
+                options: SceneOptions | None = None, printed: PrintedDeck | None = None,
+                rockfalls: int = 0) -> TableVideo:
+    """Frames of a game: a maze of ``start_cards`` path cards, then ``moves`` placements,
+    then ``rockfalls`` times a rockfall on a path card (a hand takes it away, leaving any
+    cards beyond it cut off), each followed by a card laid in the hole when one fits there.
     Each move is ``frames_per_move`` frames (a hand brings the card in from off the maze,
-    lays it, withdraws) followed by ``still_frames`` frames of the settled table. The camera
-    is fixed; it shakes by about ``shake_px``. No crosswise card: every move is a real one.
-    ``printed`` as for ``table_scene``."""
+    lays it, withdraws; or reaches the card and takes it away) followed by ``still_frames``
+    frames of the settled table. The camera is fixed; it shakes by about ``shake_px``. No
+    crosswise card: every move is a real one. ``printed`` as for ``table_scene``. The
+    rockfalls are drawn after everything else, so a film is the same up to them with or
+    without."""
     opts = options or SceneOptions()
     n_start, n_moves = _count(rng, start_cards), _count(rng, moves)
     goals, laid = _grow(rng, n_start + n_moves, game)
@@ -965,7 +973,23 @@ def table_video(rng: np.random.Generator, *, start_cards: int | tuple[int, int] 
     centre_px = table.camera.centre
     for _ in range(still_frames):
         emit(base(0), 0, boards[0], None, _shake(rng, shake_px, centre_px))
-    for k, move in enumerate(moves_list, start=1):
+
+    def hand(k: int, ideal: np.ndarray, palm_mm, away: float) -> np.ndarray | None:
+        """The hand of move ``k``, its palm at ``palm_mm``, or None once it has left the frame."""
+        centre = table.camera.undistorted([palm_mm])[0]
+        if not _near_frame(centre, table.camera.size):
+            return None
+        ppm = table.camera.px_per_mm(palm_mm) * 1.15
+        hand_rng = np.random.default_rng([table.light_seed, k])  # the same hand all move long
+        return _shade_hand(hand_rng, ideal, table.camera, centre, away + math.pi, ppm)
+
+    def settle(k: int) -> None:
+        commits.append(len(frames))
+        for _ in range(still_frames):
+            emit(base(k), k, boards[k], None, _shake(rng, shake_px, centre_px))
+
+    def lay(k: int, move: Placement) -> None:
+        """Move ``k``: a hand brings the card in from the player's side, lays it, withdraws."""
         target_mm = np.array(move.cell, float) * table.pitch
         away = rng.uniform(0, 2 * math.pi)  # the player's side of the table
         start_mm = target_mm + 3.5 * CARD_MM[1] * np.array([math.cos(away), math.sin(away)])
@@ -978,23 +1002,59 @@ def table_video(rng: np.random.Generator, *, start_cards: int | tuple[int, int] 
                 pos = start_mm + (np.asarray(card.centre_mm) - start_mm) * t
                 held = _Card(card.rgba, (float(pos[0]), float(pos[1])), card.angle_deg + spin * (1 - t))
                 ideal, showing = base(k - 1, [held]), boards[k - 1]
-                hand_at = pos + 0.35 * CARD_MM[1] * np.array([math.cos(away), math.sin(away)])
+                palm = pos + 0.35 * CARD_MM[1] * np.array([math.cos(away), math.sin(away)])
             else:  # laid; the hand lets go and withdraws
                 back = min(1.0, (t - 1) * 1.5)
                 ideal, showing = base(k), boards[k]
-                hand_at = (np.asarray(card.centre_mm) + (0.35 + 3.5 * back) * CARD_MM[1]
-                           * np.array([math.cos(away), math.sin(away)]))
-            centre = table.camera.undistorted([hand_at])[0]
-            mask = None
-            if _near_frame(centre, table.camera.size):
-                ppm = table.camera.px_per_mm(hand_at) * 1.15
-                hand_rng = np.random.default_rng([table.light_seed, k])  # the same hand all move long
-                mask = _shade_hand(hand_rng, ideal, table.camera, centre, away + math.pi, ppm)
-            emit(ideal, k, showing, mask, shake)
-        commits.append(len(frames))
-        for _ in range(still_frames):
-            emit(base(k), k, boards[k], None, _shake(rng, shake_px, centre_px))
-    return TableVideo(frames, boards, moves_list, commits, table.pitch, table.camera)
+                palm = (np.asarray(card.centre_mm) + (0.35 + 3.5 * back) * CARD_MM[1]
+                        * np.array([math.cos(away), math.sin(away)]))
+            emit(ideal, k, showing, hand(k, ideal, palm, away), shake)
+        settle(k)
+
+    def take_away(k: int, gone: Placement) -> None:
+        """Move ``k``, a rockfall: the empty hand reaches the card and takes it away."""
+        card = table.maze_card(gone.cell, gone.face, gone.rotation)
+        away = rng.uniform(0, 2 * math.pi)
+        direction = np.array([math.cos(away), math.sin(away)])
+        for f in range(frames_per_move):
+            t = (f + 1) / max(1, frames_per_move // 2)
+            shake = _shake(rng, shake_px, centre_px)
+            if t < 1:
+                palm = np.asarray(card.centre_mm) + (0.35 + 3.5 * (1 - t)) * CARD_MM[1] * direction
+                ideal, showing = base(k - 1), boards[k - 1]
+            else:
+                pos = np.asarray(card.centre_mm) + 3.5 * min(1.0, t - 1) * CARD_MM[1] * direction
+                ideal, showing = base(k, [_Card(card.rgba, (float(pos[0]), float(pos[1])), card.angle_deg)]), boards[k]
+                palm = pos + 0.35 * CARD_MM[1] * direction
+            emit(ideal, k, showing, hand(k, ideal, palm, away), shake)
+        settle(k)
+
+    for k, move in enumerate(moves_list, start=1):
+        lay(k, move)
+    removed: list[Cell] = []
+    for _ in range(rockfalls):
+        board = boards[-1]
+        path = [p for p in board.placements() if board.catalogue.face(p.face).is_path]
+        if not path:
+            break
+        gone = path[int(rng.integers(len(path)))]
+        after = board.copy()
+        after.remove(gone.cell)
+        boards.append(after)
+        removed.append(gone.cell)
+        take_away(len(boards) - 1, gone)
+        # the hole filled again when a card the deck still holds fits there
+        used = Counter(p.face for p in after.placements())
+        faces = [f.id for f in default_catalogue().path_faces(GAME_SETS[game]) if used[f.id] < f.copies]
+        fits = [p for face in faces for p in after.legal_placements(face) if p.cell == gone.cell]
+        if fits:
+            refill = fits[int(rng.integers(len(fits)))]
+            filled = after.copy()
+            filled.put(refill)
+            boards.append(filled)
+            moves_list.append(refill)
+            lay(len(boards) - 1, refill)
+    return TableVideo(frames, boards, moves_list, commits, table.pitch, table.camera, removed)
 
 
 def _near_frame(point, size) -> bool:

@@ -165,6 +165,23 @@ def test_a_video_lays_one_card_per_move_with_a_hand_and_settles():
     assert np.abs(corners - corners[0]).max() < 3.0
 
 
+def test_a_video_can_end_with_a_rockfall_and_a_card_laid_in_its_hole_the_rest_unchanged():
+    plain = table_video(np.random.default_rng(3), start_cards=5, moves=2, frames_per_move=4, still_frames=2,
+                        size=SMALL)
+    video = table_video(np.random.default_rng(3), start_cards=5, moves=2, frames_per_move=4, still_frames=2,
+                        size=SMALL, rockfalls=1)
+    assert all(np.array_equal(a.image, b.image) for a, b in zip(plain.frames, video.frames))
+    (hole,) = video.removed
+    k = len(plain.boards)  # the rockfall's move
+    assert hole in video.boards[k - 1] and hole not in video.boards[k]
+    gone = video.frames[video.commits[k - 1]]
+    assert not gone.hand and hole not in gone.cells
+    assert any(f.hand for f in video.frames[video.commits[k - 2]:video.commits[k - 1]])  # a hand took it
+    refill = video.placements[-1]
+    assert refill.cell == hole and video.boards[k].check(refill).legal
+    assert video.boards[-1].at(hole) == refill and len(video.boards) == len(video.placements) + 2
+
+
 def test_deck_sheet_photo_still_works():
     img = deck_sheet_photo(0, ["cross", "t-nes"], FOREIGN_EDITION, np.random.default_rng(0), out_size=(400, 300))
     assert img.shape == (300, 400, 3) and img.dtype == np.uint8
