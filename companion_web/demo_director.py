@@ -4,9 +4,8 @@ It is the host (deals when the seats are full, declares a round over when the fi
 runs out, starts the next round after a pause) and, asked by the film between moves, says
 what the hands on the table do: lay the card of the player whose turn it is (or take a card
 away with a saboteur's rockfall), take back a card the engine refused, clear the maze for a
-new round. Computer players act through the
-same HTTP interface as phones (``demo_players``); the director reads only the host's view,
-which holds no secret.
+new round. Computer players act through the same HTTP interface as phones
+(``demo_players``); the director reads only the host's view, which holds no secret.
 
 Two threads meet here: the host's own (``_run``, a few times a second) and the camera
 feed's, which draws the film and asks ``next_move``; what they share is ``_Shared``.
@@ -192,8 +191,9 @@ class Director:
             refused = [c for c in view["contested"] if (c["x"], c["y"]) in cards]
             if refused:
                 cell = (refused[0]["x"], refused[0]["y"])
-                if shared.pending is not None and isinstance(shared.pending[0], Lay) and shared.pending[0].cell == cell:
-                    shared.deck.append(shared.pending[0].placement.face)
+                laying = shared.pending[0] if shared.pending is not None else None
+                if isinstance(laying, Lay) and laying.cell == cell:
+                    shared.deck.append(laying.placement.face)
                     shared.pending = None
                 return TakeAway(cell, self.seat_angle(self._seat_named(view, refused[0]["name"])))
             if shared.pending is not None:
