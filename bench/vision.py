@@ -16,9 +16,9 @@
   (says it breaks a rule or is cut off from the start: every maze is legal and no rockfall
   has cut it, so each is accused wrongly), what `tunnelvision check --contested` answers
   on the card laid last (legal in every maze: legal, legal as far as the cells read show,
-  illegal, or not judged when it was not read surely), and the time of a cold single photo (model loading
-  included; OpenCV on its default threads and the classifier on one, as `tunnelvision
-  check` runs) and of every photo (median, 90th percentile, slowest: a photo whose edges
+  illegal, or not judged when it was not read surely), and the time of a cold single photo
+  (model loading included; OpenCV on its default threads and the classifier on one, as
+  `tunnelvision check` runs) and of every photo (median, 90th percentile, slowest: a photo whose edges
   mislead the grid is searched by reading, and takes longer); ``--diagnose`` prints one
   line per photo (right, abstained and how many of those in view, wrong, read
   where none lies, ms) to stderr, and ``--photo K`` runs only photo K (repeatable) to look

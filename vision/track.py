@@ -32,8 +32,9 @@ and no move.
 
 A card read in place of another is no move either (a card does not change in place: a
 misreading, reported as a change for the player to see to), unless its cell was seen bare
-in between on ``min_frames`` quiet frames since the last hand left: then a card was taken
-away (a rockfall) and another laid in the hole before the table held still for a hold.
+in between on ``min_frames`` quiet frames (hands may have passed between them): then a card
+was taken away (a rockfall) and another laid in the hole before the table held still for a
+hold.
 
 One move touches one card. A quiet view that contradicts several committed cards at once
 (gone or read as another face) is no move: the lattice slipped by a cell or turned, or the
