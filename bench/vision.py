@@ -52,7 +52,9 @@
   crop off its card; ``--rockfalls N`` ends every film with N rockfalls, a hand taking a
   path card away (cutting off any beyond it), each followed by a card laid in the hole when
   one fits: the removals committed are counted, and a legal card laid after one judged
-  illegal is a player accused wrongly as any other;
+  illegal is a player accused wrongly as any other; it also plays N rockfalls on every
+  photo's maze once grown (each hole filled again half the time): the cards they cut off
+  lie on, and the report should list them as cut off, never as breaking a rule;
 * with ``--scans DIR``, all of it again on tables laid out of a printed deck's scans (the
   base game's faces as the publisher printed them, read from the folder): the fairest
   preview here of real cards, for the grid above all (the shipped classifier has seen
@@ -81,7 +83,7 @@ from engine.catalogue import default_catalogue
 from vision.classes import is_half_turn_symmetric
 from vision.classify import DEFAULT_MODEL, Classifier
 from vision.grid import Lattice
-from vision.observation import maze_report, rule_on
+from vision.observation import WAY_BACK, maze_report, rule_on
 from vision.pipeline import (BLURRED, BURNT, DARK, DIRECTION_GUESSED, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline,
                              Step)
 from vision.printed import PrintedDeck, PrintedDeckError
@@ -157,6 +159,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
     guessed = guessed_off = 0  # photos read with their direction judged from the maze's shape, and of those framed off
     accusing = accused = 0  # photos whose report accuses a card, and those cards (every maze is legal)
     contested = Counter()  # what `check --contested` answers on the card laid last (it is legal)
+    cut_off = Counter()  # cards a rockfall cut off from the start, and those `check` lists so
     told = Counter()  # photos read with a warning about the picture, by PICTURE_WARNINGS
     photo_ms = []
     for k in indices:
@@ -219,13 +222,20 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         if DIRECTION_GUESSED in observation.warnings:
             guessed += 1
             guessed_off += shift is not None
-        # what `tunnelvision check` says of the maze: every bench maze is legal and no rockfall
-        # has cut it, so each card it says breaks a rule or is cut off from the start is a card
-        # accused wrongly
+        # what `tunnelvision check` says of the maze: every bench maze grew by legal moves, so
+        # each card it says breaks a rule is accused wrongly, and so is each card it says is cut
+        # off from the start that no rockfall cut off (with --rockfalls, the others are right)
+        cut = maze_report(scene.board)
         problems = maze_report(observation.board(), [(u.x, u.y) for u in observation.uncertain])
-        accusing += bool(problems)
-        accused += len(problems)
-        ruling = rule_on(observation, scene.laid[-1].cell) if scene.laid else None
+        wrongly = [c for c, reasons in problems.items()
+                   if c not in cut or any(r.code not in WAY_BACK for r in reasons)]
+        accusing += bool(wrongly)
+        accused += len(wrongly)
+        cut_off["cards"] += len(cut)
+        cut_off["listed"] += sum(c in problems and c not in wrongly for c in cut)
+        # the card laid last, when the last move laid one (not a rockfall)
+        last_laid = scene.laid and (not scene.rockfalls or scene.laid[-1].cell == scene.rockfalls[-1])
+        ruling = rule_on(observation, scene.laid[-1].cell) if last_laid else None
         answered = ruled_as(ruling)
         contested[answered] += 1
         contested["not judged, in view"] += answered == "not judged" and scene.laid[-1].cell in seen
@@ -239,7 +249,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
             print(f"photo {k}: {len(scene.cells)} cards, {r} right, {a} abstained ({unread_in_view} in view), "
                   f"{w} wrong, {x} read where none lies, {observation.ms:.0f} ms"
                   + (f", frame {shift}" if shift else "")
-                  + (f", {len(problems)} cards accused" if problems else "")
+                  + (f", {len(wrongly)} cards accused" if wrongly else "")
                   + (f", the card laid last {answered}" if answered not in ("legal", "none laid") else "")
                   + (", read straightened" if STRAIGHTENED in observation.warnings else "")
                   + (", direction guessed" if DIRECTION_GUESSED in observation.warnings else "")
@@ -269,14 +279,17 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         # carry a warning), and how many of them were framed off
         "direction_guessed": {"photos": guessed, "framed_off": guessed_off},
         "warned": {name: told[name] for name in PICTURE_WARNINGS},
-        # photos whose report says a card breaks a rule or is cut off from the start, and the
-        # cards it says so of: all wrongly (a card read wrongly, or a way back to the start
-        # taken for bare table)
+        # photos whose report says a card breaks a rule, or is cut off from the start where no
+        # rockfall cut it off, and the cards it says so of: all wrongly (a card read wrongly,
+        # or a way back to the start taken for bare table)
         "photos_accusing_a_card": accusing, "cards_accused": accused,
         # what `check --contested` says of the card laid last, legal in every maze: "illegal"
         # is a wrong answer to the dispute; "not judged" when it could not be read surely (and
         # of those, the cards wholly in view and under no hand)
         "card_laid_last": {answer: contested[answer] for answer in (*CONTESTED, "not judged, in view")},
+        # with --rockfalls: the cards cut off from the start, and those the report lists so
+        # (the others given the doubt of a cell not read, or read wrongly)
+        "cut_off_by_rockfalls": {"cards": cut_off["cards"], "listed": cut_off["listed"]},
         "cold_single_photo_ms": round(cold_ms, 1),
         "photo_ms_median": round(float(np.median(photo_ms)), 1),
         "photo_ms_p90": round(float(np.percentile(photo_ms, 90)), 1),
@@ -418,8 +431,11 @@ def _report(p: dict | None, v: dict | None, title: str) -> None:
                   f"straightened as from a wide lens: {s['right']} cards right ({s['in_view_right']} in view), "
                   f"{s['wrong']} wrongly, {s['where_none_lies']} where none lies; "
                   f"{s['boards_right_as_far_as_seen']} boards right as far as seen, {s['framed_off']} framed off")
-        print(f"  photos whose report says a card breaks a rule or is cut off from the start: "
-              f"{p['photos_accusing_a_card']}, {p['cards_accused']} cards (every maze is legal)")
+        print(f"  photos whose report accuses a card wrongly (says it breaks a rule, or is cut off from the start "
+              f"where no rockfall cut it off): {p['photos_accusing_a_card']}, {p['cards_accused']} cards")
+        if p["cut_off_by_rockfalls"]["cards"]:
+            print(f"  cards a rockfall cut off from the start: {p['cut_off_by_rockfalls']['cards']}, listed so by the "
+                  f"report {p['cut_off_by_rockfalls']['listed']}")
         c = p["card_laid_last"]
         print(f"  the card laid last, contested (it is legal): judged legal {c['legal']}, legal as far as the cells "
               f"read show {c['legal as far as read']}, illegal {c['illegal']}, not judged {c['not judged']} "
@@ -488,7 +504,8 @@ def main() -> int:
                         help="the photos' vanishing points from another random draw (default 0, as `tunnelvision "
                              "check` reads): how much the readings hinge on it")
     parser.add_argument("--rockfalls", type=int, default=0, metavar="N",
-                        help="end every film with N rockfalls, each followed by a card laid in the hole")
+                        help="N rockfalls in every photo's maze (the hole filled again or not) and at every "
+                             "film's end (each followed by a card laid in the hole)")
     parser.add_argument("--misregister", type=float, default=0.0, metavar="PX",
                         help="read every cell of the films from a lattice this many pixels up the frame from where "
                              "it was fitted (down when negative; default 0): a stress test of the tracker")
@@ -509,7 +526,7 @@ def main() -> int:
     except PrintedDeckError as exc:
         print(f"bench/vision.py: {exc}", file=sys.stderr)
         return 2
-    options = SceneOptions(barrel=args.lens, camera_gains=LIGHTS[args.light])
+    options = SceneOptions(barrel=args.lens, camera_gains=LIGHTS[args.light], rockfalls=args.rockfalls)
     if args.defocus is not None:
         options = replace(options, blur_px=(args.defocus, args.defocus))
     runs = {"drawn": None} | ({"printed": printed} if printed else {})

@@ -131,6 +131,7 @@ class SceneOptions:
     p_mixed_style: float = 0.15  # cards from several printings instead of one deck
     style_split: str | None = None  # CardStyle.sample's split
     p_reveal: float = 0.1  # one goal turned over by hand (a map peek left face up) besides tunnels
+    rockfalls: int = 0  # rockfalls after the maze grew: a path card taken away, its hole filled again or not
     p_hand: float = 0.3
     p_crosswise: float = 0.3
     p_draw_pile: float = 0.85
@@ -265,7 +266,8 @@ class Scene:
     style: CardStyle
     game: str
     hand: bool
-    laid: tuple[Placement, ...]  # the path cards in the order they were laid: the last one a player may contest
+    laid: tuple[Placement, ...]  # the path cards on the table in the order they were laid
+    rockfalls: tuple[Cell, ...] = ()  # the cells rockfalls emptied after the maze grew (filled again or not)
 
 
 @dataclass(frozen=True, eq=False)
@@ -382,6 +384,26 @@ def _replay(goals: list[str], laid: list[Placement]) -> Board:
     for placement in laid:
         board.put(placement)
     return board
+
+
+def _rockfall(rng: np.random.Generator, board: Board) -> Placement | None:
+    """A rockfall on ``board`` (changed in place): a path card drawn at random taken away,
+    the cards beyond it left lying, cut off. None when there is no path card."""
+    path = [p for p in board.placements() if board.catalogue.face(p.face).is_path]
+    if not path:
+        return None
+    gone = path[int(rng.integers(len(path)))]
+    board.remove(gone.cell)
+    return gone
+
+
+def _laid_in_hole(rng: np.random.Generator, board: Board, hole: Cell, game: str) -> Placement | None:
+    """A card laid in the hole a rockfall left: one the deck still holds (no face more often
+    than its copies) that fits there by the rules, drawn at random; None when none fits."""
+    used = Counter(p.face for p in board.placements())
+    faces = [f.id for f in default_catalogue().path_faces(GAME_SETS[game]) if used[f.id] < f.copies]
+    fits = [p for face in faces for p in board.legal_placements(face) if p.cell == hole]
+    return fits[int(rng.integers(len(fits)))] if fits else None
 
 
 def _reveal_one_goal(rng: np.random.Generator, board: Board) -> None:
@@ -828,6 +850,17 @@ def table_scene(rng: np.random.Generator, *, cards: int | tuple[int, int] = (10,
     lay the cards from a real printing's pictures (the faces it has; the rest are drawn)."""
     opts = options or SceneOptions()
     board, order = grow_maze(rng, _count(rng, cards), game)
+    holes = []
+    for _ in range(opts.rockfalls):  # the cards beyond each hole lie on, cut off from the start
+        gone = _rockfall(rng, board)
+        if gone is None:
+            break
+        holes.append(gone.cell)
+        order = [p for p in order if p.cell != gone.cell]
+        refill = _laid_in_hole(rng, board, gone.cell, game) if rng.random() < 0.5 else None
+        if refill is not None:
+            board.put(refill)
+            order.append(refill)
     if rng.random() < opts.p_reveal:
         _reveal_one_goal(rng, board)
     on_table = _maze_cards(board)
@@ -855,7 +888,7 @@ def table_scene(rng: np.random.Generator, *, cards: int | tuple[int, int] = (10,
         occluded = _hand_over_maze(rng, ideal, table, cells, list(crosswise_cards))
     image = table.sensor.photograph(ideal, table.camera, rng)
     return Scene(
-        image=image, board=board, cells=truth, laid=tuple(order),
+        image=image, board=board, cells=truth, laid=tuple(order), rockfalls=tuple(holes),
         crosswise={c: table.quad(card) for c, card in crosswise_cards.items()},
         occluded=occluded,
         distractors=tuple(table.quad(card) for card in table.distractors),
@@ -1033,22 +1066,15 @@ def table_video(rng: np.random.Generator, *, start_cards: int | tuple[int, int] 
         lay(k, move)
     removed: list[Cell] = []
     for _ in range(rockfalls):
-        board = boards[-1]
-        path = [p for p in board.placements() if board.catalogue.face(p.face).is_path]
-        if not path:
+        after = boards[-1].copy()
+        gone = _rockfall(rng, after)
+        if gone is None:
             break
-        gone = path[int(rng.integers(len(path)))]
-        after = board.copy()
-        after.remove(gone.cell)
         boards.append(after)
         removed.append(gone.cell)
         take_away(len(boards) - 1, gone)
-        # the hole filled again when a card the deck still holds fits there
-        used = Counter(p.face for p in after.placements())
-        faces = [f.id for f in default_catalogue().path_faces(GAME_SETS[game]) if used[f.id] < f.copies]
-        fits = [p for face in faces for p in after.legal_placements(face) if p.cell == gone.cell]
-        if fits:
-            refill = fits[int(rng.integers(len(fits)))]
+        refill = _laid_in_hole(rng, after, gone.cell, game)
+        if refill is not None:
             filled = after.copy()
             filled.put(refill)
             boards.append(filled)

@@ -1052,6 +1052,21 @@ def test_check_judges_the_contested_card_of_a_photo_as_the_move_it_was(tmp_path,
     assert f"The card at ({x + 20},{y}) cannot be judged: no card was read there." in capsys.readouterr().err
 
 
+def test_check_lists_the_cards_a_rockfall_cut_off_apart_and_says_no_rule_is_broken(pipeline):
+    """A photo of a maze after a rockfall took the card joining four others to the start, and
+    a dead end was laid in the hole: the four lie on, cut off. The report lists them apart,
+    each legal if a rockfall cut it off, and says no card breaks a rule."""
+    from tunnelvision.vision_cli import describe
+
+    s = scene(47, rockfalls=1)
+    cut = maze_report(s.board)
+    assert len(cut) == 4 and s.cells[s.rockfalls[0]].face == "dead-nesw"
+    lines = describe(pipeline.observe(s.image), "table.png").splitlines()
+    assert "The maze breaks the rules:" not in lines and "Every card agrees with its neighbours." in lines
+    listed = lines.index("Cut off from the start (legal only if a rockfall has cut them off since they were laid):")
+    assert [line.split(":")[0].strip() for line in lines[listed + 1:listed + 5]] == [f"({x},{y})" for x, y in sorted(cut)]
+
+
 def test_check_tells_how_to_retake_a_photo_whose_maze_it_cannot_read(tmp_path, capsys):
     from tunnelvision.cli import main
 

@@ -111,6 +111,23 @@ def test_mazes_are_legal_and_the_board_is_what_is_drawn(seed):
     assert before.check(scene.laid[-1]).legal
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_maze_after_a_rockfall_has_its_hole_filled_again_or_cards_cut_off_never_broken_rules(seed):
+    from vision.observation import WAY_BACK, maze_report
+
+    scene = table_scene(np.random.default_rng(200 + seed), size=SMALL, options=SceneOptions(rockfalls=1))
+    (hole,) = scene.rockfalls
+    assert {p.cell for p in scene.laid} == {c for c in scene.cells if default_catalogue().face(
+        scene.cells[c].face).is_path}
+    if hole in scene.cells:  # filled again: the card laid last, legal on the maze before it
+        assert scene.laid[-1].cell == hole
+        before = scene.board.copy()
+        before.remove(hole)
+        assert before.check(scene.laid[-1]).legal
+    # the cards beyond the hole lie on, cut off from the start: no rule broken
+    assert all(r.code in WAY_BACK for reasons in maze_report(scene.board).values() for r in reasons)
+
+
 def test_same_seed_same_scene_other_seed_other_scene():
     a = table_scene(np.random.default_rng(11), size=SMALL)
     b = table_scene(np.random.default_rng(11), size=SMALL)
