@@ -338,10 +338,10 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
                     else Pipeline(classifier))
         tracker = MazeTracker()
         placements_expected += len(video.placements)
-        removals_expected += len(video.removed)
+        removals_expected += len(video.rockfalls)
         # a move is right once, where the film makes it; a card of the first view announced
         # as laid is a move nobody made
-        moves = Counter([("placed", p.cell) for p in video.placements] + [("removed", c) for c in video.removed])
+        moves = Counter([("placed", p.cell) for p in video.placements] + [("removed", c) for c in video.rockfalls])
         for i, frame in enumerate(video.frames):
             started = time.perf_counter()
             step = pipeline.step(frame.image)

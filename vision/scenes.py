@@ -292,7 +292,7 @@ class VideoFrame:
 class TableVideo:
     """A game filmed by a fixed camera: ``boards[0]`` is the maze before the first move,
     ``boards[k]`` after the k-th move, which is complete (card down or taken away, hand gone)
-    from frame ``commits[k - 1]`` on. ``placements``: the cards laid, in order; ``removed``:
+    from frame ``commits[k - 1]`` on. ``placements``: the cards laid, in order; ``rockfalls``:
     the cells rockfalls emptied, in order."""
 
     frames: list[VideoFrame]
@@ -301,7 +301,7 @@ class TableVideo:
     commits: list[int]
     pitch_mm: tuple[float, float]
     camera: SceneCamera
-    removed: list[Cell] = field(default_factory=list)
+    rockfalls: list[Cell] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- geometry helpers
@@ -1064,14 +1064,14 @@ def table_video(rng: np.random.Generator, *, start_cards: int | tuple[int, int] 
 
     for k, move in enumerate(moves_list, start=1):
         lay(k, move)
-    removed: list[Cell] = []
+    holes: list[Cell] = []
     for _ in range(rockfalls):
         after = boards[-1].copy()
         gone = _rockfall(rng, after)
         if gone is None:
             break
         boards.append(after)
-        removed.append(gone.cell)
+        holes.append(gone.cell)
         take_away(len(boards) - 1, gone)
         refill = _laid_in_hole(rng, after, gone.cell, game)
         if refill is not None:
@@ -1080,7 +1080,7 @@ def table_video(rng: np.random.Generator, *, start_cards: int | tuple[int, int] 
             boards.append(filled)
             moves_list.append(refill)
             lay(len(boards) - 1, refill)
-    return TableVideo(frames, boards, moves_list, commits, table.pitch, table.camera, removed)
+    return TableVideo(frames, boards, moves_list, commits, table.pitch, table.camera, holes)
 
 
 def _near_frame(point, size) -> bool:

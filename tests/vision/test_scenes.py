@@ -188,7 +188,7 @@ def test_a_video_can_end_with_a_rockfall_and_a_card_laid_in_its_hole_the_rest_un
     video = table_video(np.random.default_rng(3), start_cards=5, moves=2, frames_per_move=4, still_frames=2,
                         size=SMALL, rockfalls=1)
     assert all(np.array_equal(a.image, b.image) for a, b in zip(plain.frames, video.frames))
-    (hole,) = video.removed
+    (hole,) = video.rockfalls
     k = len(plain.boards)  # the rockfall's move
     assert hole in video.boards[k - 1] and hole not in video.boards[k]
     gone = video.frames[video.commits[k - 1]]
