@@ -205,21 +205,33 @@ def rule_on(observation: Observation, cell: tuple[int, int], catalogue: Catalogu
     if kind != "path":
         return Ruling(cell, unjudged=f"it holds {'the start card' if kind == 'start' else 'a goal card'}, laid "
                                      "at the set-up, not played")
-    as_read = _judged(board, placement, None)
-    reasons = _judged(board, placement, filled_in(board, [u.cell for u in observation.uncertain]))
     laid = _alone(board, placement)
+    as_read = _tolerated(board, laid.reasons)
+    reasons = _doubted(as_read, placement, filled_in(board, [u.cell for u in observation.uncertain]))
     return Ruling(cell, Verdict(placement, tuple(reasons), laid.reveals, laid.gold_reached),
                   doubted=len(reasons) < len(as_read))
+
+
+def breaks_a_rule(reasons: Iterable[Reason]) -> bool:
+    """Whether a card's failed conditions go beyond its way back to the start (``WAY_BACK``),
+    which a rockfall since it was laid may have taken: a rule broken whatever came after."""
+    return any(r.code not in WAY_BACK for r in reasons)
 
 
 def _judged(board: Board, placement: Placement, filled: Board | None) -> list[Reason]:
     """A card's failed conditions as if it were laid last, but for its edges against a goal
     turned over (see ``maze_report``), given the doubt on the board ``filled`` when not None."""
-    reasons = [r for r in _alone(board, placement).reasons
-               if not (r.code == "edge-mismatch" and board.shape_at(r.neighbour).face.kind == "goal")]
-    if filled is not None:
-        reasons = given_the_doubt(reasons, lambda: _alone(filled, placement))
-    return reasons
+    return _doubted(_tolerated(board, _alone(board, placement).reasons), placement, filled)
+
+
+def _tolerated(board: Board, reasons: Iterable[Reason]) -> list[Reason]:
+    """The reasons but for edges against a goal turned over (see ``maze_report``)."""
+    return [r for r in reasons if not (r.code == "edge-mismatch" and board.shape_at(r.neighbour).face.kind == "goal")]
+
+
+def _doubted(reasons: list[Reason], placement: Placement, filled: Board | None) -> list[Reason]:
+    """The reasons that stand once the card is given the doubt on the board ``filled`` (None: no doubt)."""
+    return reasons if filled is None else given_the_doubt(reasons, lambda: _alone(filled, placement))
 
 
 def _alone(board: Board, placement: Placement):
