@@ -83,7 +83,7 @@ from engine.catalogue import default_catalogue
 from vision.classes import is_half_turn_symmetric
 from vision.classify import DEFAULT_MODEL, Classifier
 from vision.grid import Lattice
-from vision.observation import WAY_BACK, maze_report, rule_on
+from vision.observation import breaks_a_rule, maze_report, rule_on
 from vision.pipeline import (BLURRED, BURNT, DARK, DIRECTION_GUESSED, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline,
                              Step)
 from vision.printed import PrintedDeck, PrintedDeckError
@@ -227,8 +227,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         # off from the start that no rockfall cut off (with --rockfalls, the others are right)
         cut = maze_report(scene.board)
         problems = maze_report(observation.board(), [(u.x, u.y) for u in observation.uncertain])
-        wrongly = [c for c, reasons in problems.items()
-                   if c not in cut or any(r.code not in WAY_BACK for r in reasons)]
+        wrongly = [c for c, reasons in problems.items() if c not in cut or breaks_a_rule(reasons)]
         accusing += bool(wrongly)
         accused += len(wrongly)
         cut_off["cards"] += len(cut)

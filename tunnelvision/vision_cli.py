@@ -63,7 +63,7 @@ def describe(observation, path: str, ruling=None) -> str:
     reached. With the ``Ruling`` on a contested card, that answer comes first, and the rest of
     the maze is judged as it lay before that card was laid."""
     from engine.drawing import draw_board
-    from vision.observation import WAY_BACK, maze_report
+    from vision.observation import breaks_a_rule, maze_report
 
     if observation.error:
         return f"{path}: {observation.error}"
@@ -86,7 +86,7 @@ def describe(observation, path: str, ruling=None) -> str:
             before.remove(ruling.cell)
     unread = [(u.x, u.y) for u in observation.uncertain]
     problems = maze_report(before, unread)
-    broken = {cell: reasons for cell, reasons in problems.items() if any(r.code not in WAY_BACK for r in reasons)}
+    broken = {cell: reasons for cell, reasons in problems.items() if breaks_a_rule(reasons)}
     cut_off = {cell: reasons for cell, reasons in problems.items() if cell not in broken}
     if broken:
         lines.append("The maze breaks the rules:" if before is board else "The maze before it broke the rules:")
