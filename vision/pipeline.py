@@ -188,6 +188,18 @@ def _off_the_maze(cells: set[Cell], lattice: Lattice) -> set[Cell]:
     return apart - _within_reach(by_the_edge, apart)
 
 
+def _beyond_the_frame(lattice: Lattice, read: set[Cell], reported: set[Cell]) -> list[Cell]:
+    """The cells of the maze's box (the cards read and the start's place) mostly outside the
+    frame, but for those ``reported`` already. A card may lie on each: a card's way back to
+    the start may run there, and where the start lies beyond the frame's edge it must (fresh
+    bench photos 1257 and 1405 after a rockfall: taken for bare table, it cut 8 and 12 legal
+    cards off the start)."""
+    maze = read | {START_CELL}
+    xs, ys = [x for x, _ in maze], [y for _, y in maze]
+    box = {(x, y) for x in range(min(xs), max(xs) + 1) for y in range(min(ys), max(ys) + 1)}
+    return sorted(c for c in box - reported if lattice.share_in_view(c) < IN_VIEW)
+
+
 def _recrop(frame: np.ndarray, lattice: Lattice):
     """Crops of a cell slightly shifted or scaled about its centre, for re-examining it."""
     return lambda cell, variant: moved_crop(frame, lattice, cell, *RECROPS[variant], size=CROP)
@@ -1319,6 +1331,8 @@ class Pipeline:
         cards = [c for c in cards if c.cell not in apart]
         uncertain = [u for u in uncertain if (u.x, u.y) not in apart]
         uncertain += [Unsure(x, y, "crosswise") for x, y in sorted(lattice.crosswise) if (x, y) not in read]
+        uncertain += [Unsure(x, y, "out-of-view") for x, y in _beyond_the_frame(
+            lattice, read - apart, set(cells) | out_of_view | {u.cell for u in uncertain})]
         empty -= lattice.crosswise
         h, w = frame.shape[:2]
         warnings = []

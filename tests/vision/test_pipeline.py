@@ -622,6 +622,33 @@ def test_a_card_mostly_out_of_view_is_left_uncertain(pipeline, seen_by_grid):
     assert len({c.cell for c in observation.cards} & in_view) >= 0.9 * len(in_view)
 
 
+@pytest.mark.parametrize("seed", [40, 44])
+def test_the_mazes_cells_beyond_the_frames_edge_are_reported_so_that_no_card_is_cut_off_by_them(pipeline, seed):
+    """A photo that leaves the start and the cards next to it beyond its edge: the cells of
+    the maze's box outside the frame are reported out of view (the start's place too), and
+    every card read is given the doubt of its way back running there. Taken for bare table,
+    they cut the cards in view off the start (fresh bench photos 1257 and 1405)."""
+    s = scene(seed)
+    lattice = truth_lattice(s)
+    start_x = lattice.centre(START_CELL)[0]
+    side = float(np.linalg.norm(lattice.quad(START_CELL)[1] - lattice.quad(START_CELL)[0]))
+    width = s.image.shape[1]
+    # a cut a card and a half past the start's centre, the start's side of it left out
+    cut = int(start_x + 1.5 * side) if start_x < width / 2 else int(start_x - 1.5 * side)
+    columns = slice(cut, width) if start_x < width / 2 else slice(0, cut)
+    shift = np.array([[1.0, 0, -columns.start], [0, 1, 0], [0, 0, 1]])
+    image = np.ascontiguousarray(s.image[:, columns])
+    cropped = Lattice(shift @ s.image_from_maze, image.shape[1::-1], frozenset())
+    lattice = replace(cropped, cells=frozenset(c for c in s.cells if cropped.share_in_view(c) >= IN_VIEW))
+    assert maze_report(s.board) == {} and START_CELL not in lattice.cells
+    observation, _ = pipeline._read(image, lattice)
+    beyond = {u.cell for u in observation.uncertain if u.reason == "out-of-view"}
+    assert START_CELL in beyond and all(lattice.share_in_view(c) < IN_VIEW for c in beyond)
+    read = {c.cell for c in observation.cards}
+    assert len(read) >= 0.9 * len(lattice.cells)
+    assert maze_report(observation.board(), [u.cell for u in observation.uncertain]) == {}
+
+
 @pytest.mark.parametrize("reason", ["not-a-maze-card", "low-confidence"])
 def test_a_photo_whose_lattice_does_not_read_its_cards_as_maze_cards_gets_an_error(pipeline, monkeypatch, reason):
     # the grid sees cards on the maze's cells, but most of them read as something that is no
