@@ -74,8 +74,13 @@ def describe(observation, path: str, ruling=None) -> str:
         shape = board.shape_at(card.cell)
         lines.append(f"  ({card.x},{card.y}) {card.face}{' turned 180°' if card.rotation else ''}: tunnels "
                      f"{', '.join(shape.tunnel_letters) or 'none'} (confidence {card.confidence:.2f})")
-    for u in observation.uncertain:
-        lines.append(f"  ({u.x},{u.y}) uncertain ({u.reason}): {u.words}")
+    # one line a reason: a maze running out of the photo leaves a score of cells unseen
+    by_reason: dict[str, list] = {}
+    for u in sorted(observation.uncertain, key=lambda u: (u.x, -u.y)):
+        by_reason.setdefault(u.reason, []).append(u)
+    for unsure in by_reason.values():
+        lines.append(f"  {', '.join(f'({u.x},{u.y})' for u in unsure)} uncertain ({unsure[0].reason}): "
+                     f"{unsure[0].words}")
     before, every = board, "Every card"
     if ruling is not None:
         lines.append(ruled(ruling))
