@@ -33,7 +33,9 @@ def draw_overlay(frame: np.ndarray, lattice: Lattice | None, observation: Observ
         return picture
     read = {card.cell for card in observation.cards}
     # a cell read unsurely as bare table holds no card seen: it is drawn as the table is
-    uncertain = {(u.x, u.y) for u in observation.uncertain if u.reason != MAYBE_EMPTY}
+    # (and one wholly outside the frame, as the maze's cells beyond its edge are, shows nothing:
+    # far off, its corners may lie beyond the horizon)
+    uncertain = {u.cell for u in observation.uncertain if u.reason != MAYBE_EMPTY and lattice.share_in_view(u.cell) > 0}
     thickness = max(1, round(2 * scale + 0.5))
     # Faint lines first, so a coloured outline is never hidden under a neighbour's grey one.
     for cell in sorted(lattice.cells - read - uncertain - set(refused)):
