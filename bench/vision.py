@@ -226,7 +226,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
         # each card it says breaks a rule is accused wrongly, and so is each card it says is cut
         # off from the start that no rockfall cut off (with --rockfalls, the others are right)
         cut = maze_report(scene.board)
-        problems = maze_report(observation.board(), [(u.x, u.y) for u in observation.uncertain])
+        problems = maze_report(observation.board(), [u.cell for u in observation.uncertain])
         wrongly = [c for c, reasons in problems.items() if c not in cut or breaks_a_rule(reasons)]
         accusing += bool(wrongly)
         accused += len(wrongly)

@@ -331,7 +331,7 @@ class VisionFeed(TableFeed):
     def _watch_lattice(self, step, now: float, guessed: bool = False) -> None:
         maze = step.lattice.cells if step.lattice is not None else frozenset()
         unreadable = not step.busy and (guessed or any(
-            u.reason == "off-cell" or (u.reason in UNREADABLE and (u.x, u.y) in maze) for u in step.observation.uncertain))
+            u.reason == "off-cell" or (u.reason in UNREADABLE and u.cell in maze) for u in step.observation.uncertain))
         if not unreadable:
             self._unreadable_since = None
         elif self._unreadable_since is None:

@@ -69,7 +69,7 @@ def describe(observation, path: str, ruling=None) -> str:
         return f"{path}: {observation.error}"
     board = observation.board()
     lines = [f"{path}: {len(observation.cards)} cards read, {len(observation.uncertain)} uncertain "
-             f"({observation.ms:.0f} ms)", draw_board(board, unread=[(u.x, u.y) for u in observation.uncertain])]
+             f"({observation.ms:.0f} ms)", draw_board(board, unread=[u.cell for u in observation.uncertain])]
     for card in sorted(observation.cards, key=lambda c: (c.x, -c.y)):
         shape = board.shape_at(card.cell)
         lines.append(f"  ({card.x},{card.y}) {card.face}{' turned 180°' if card.rotation else ''}: tunnels "
@@ -89,7 +89,7 @@ def describe(observation, path: str, ruling=None) -> str:
             # against the rules would be accused with it
             before, every = board.copy(), "Every card laid before it"
             before.remove(ruling.cell)
-    unread = [(u.x, u.y) for u in observation.uncertain]
+    unread = [u.cell for u in observation.uncertain]
     problems = maze_report(before, unread)
     broken = {cell: reasons for cell, reasons in problems.items() if breaks_a_rule(reasons)}
     cut_off = {cell: reasons for cell, reasons in problems.items() if cell not in broken}

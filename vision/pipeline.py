@@ -354,7 +354,7 @@ def _add_found(observation: Observation, cards: list[SeenCard]) -> None:
         return
     found = {c.cell for c in cards}
     observation.cards = sorted(observation.cards + cards, key=lambda c: c.cell)
-    observation.uncertain = [u for u in observation.uncertain if (u.x, u.y) not in found]
+    observation.uncertain = [u for u in observation.uncertain if u.cell not in found]
 
 
 def _cells_off(lattice: Lattice, cell: Cell, point_px) -> float:
@@ -428,7 +428,7 @@ def _shares(observation: Observation, lattice: Lattice) -> tuple[float, float]:
     if not occupied:
         return 1.0, 0.0
     alien = sum(1 for u in observation.uncertain
-                if (u.x, u.y) in occupied and u.reason in ("not-a-maze-card", "unknown-card"))
+                if u.cell in occupied and u.reason in ("not-a-maze-card", "unknown-card"))
     return len(_sure_cards(observation) & occupied) / len(occupied), alien / len(occupied)
 
 
@@ -459,7 +459,7 @@ def _sure_cards(observation: Observation) -> set[Cell]:
     """The cells read surely as maze cards, which judge a lattice: the cards, and those read
     so but not borne out by other crops of them ("unconfirmed": which card lies there is in
     doubt, not that one does)."""
-    return {c.cell for c in observation.cards} | {(u.x, u.y) for u in observation.uncertain
+    return {c.cell for c in observation.cards} | {u.cell for u in observation.uncertain
                                                    if u.reason == "unconfirmed"}
 
 
@@ -1312,7 +1312,7 @@ class Pipeline:
         self.timings.update(crops=(cropped - started) * 1e3, classify=(time.perf_counter() - cropped) * 1e3)
         # a cell judged crosswise holds a card across it unless the classifier surely reads a
         # maze card there, square after all (the crop of a card laid across shows none)
-        uncertain = [u for u in uncertain if (u.x, u.y) not in lattice.crosswise]
+        uncertain = [u for u in uncertain if u.cell not in lattice.crosswise]
         uncertain += [Unsure(x, y, "occluded") for x, y in sorted(lattice.occluded)]
         uncertain += [Unsure(x, y, "out-of-view") for x, y in sorted(out_of_view)]
         read = {c.cell for c in cards}
@@ -1327,9 +1327,9 @@ class Pipeline:
         read -= lone
         # a card the rules cannot have laid where it lies is no maze card: a loose card on
         # the table that the lattice happens to line up with
-        apart = _off_the_maze(read | {(u.x, u.y) for u in uncertain}, lattice)
+        apart = _off_the_maze(read | {u.cell for u in uncertain}, lattice)
         cards = [c for c in cards if c.cell not in apart]
-        uncertain = [u for u in uncertain if (u.x, u.y) not in apart]
+        uncertain = [u for u in uncertain if u.cell not in apart]
         uncertain += [Unsure(x, y, "crosswise") for x, y in sorted(lattice.crosswise) if (x, y) not in read]
         uncertain += [Unsure(x, y, "out-of-view") for x, y in _beyond_the_frame(
             lattice, read - apart, set(cells) | out_of_view | {u.cell for u in uncertain})]
@@ -1359,7 +1359,7 @@ class Pipeline:
         done = read | lattice.occluded
 
         def beyond(found: list, unsure: list) -> set[Cell]:
-            return ({c.cell for c in found} | {(u.x, u.y) for u in unsure if u.reason != MAYBE_EMPTY}) - lattice.cells
+            return ({c.cell for c in found} | {u.cell for u in unsure if u.reason != MAYBE_EMPTY}) - lattice.cells
 
         seen = lattice.occluded | beyond(cards, uncertain)
         while True:

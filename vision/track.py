@@ -119,7 +119,7 @@ class MazeTracker:
         # a cell read unsurely as bare holds no card read unsurely: no card of the first view
         # to wait for there, no candidate to keep (it let a crossroads misread on a T's
         # frames between such readings hold, and be committed, on a bench film)
-        unsure = {(u.x, u.y) for u in seen.uncertain if u.reason != MAYBE_EMPTY}
+        unsure = {u.cell for u in seen.uncertain if u.reason != MAYBE_EMPTY}
         if busy or any(u.reason == "occluded" for u in seen.uncertain):
             self._candidates.clear()
             # what was still new waits again; what had lain still for a hold (a loose card, a
@@ -131,7 +131,7 @@ class MazeTracker:
         # Something that is no maze card on a cell holds back the cells round it while it is
         # new (a hand, fingers over the next cell), and only its own cell once it has lain
         # still for a hold (a loose card over a cell's corner, a card back).
-        self._alien_since = {(u.x, u.y): self._alien_since.get((u.x, u.y), now)
+        self._alien_since = {u.cell: self._alien_since.get(u.cell, now)
                              for u in seen.uncertain if u.reason == "not-a-maze-card"}
         if self._alien_since:
             reach = {a: 0 if now - since >= self.hold_s else 1 for a, since in self._alien_since.items()}

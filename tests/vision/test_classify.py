@@ -154,7 +154,7 @@ def test_reading_cells_uses_the_deck_counts(classifier):
     faces = {c.cell: c.face for c in cards}
     assert faces.get((1, 0)) == "straight-ew" and (2, 0) in empty
     assert list(faces.values()).count("start") == 1
-    assert any((u.x, u.y) in ((0, 0), (3, 3)) and u.reason == "conflict" for u in uncertain)
+    assert any(u.cell in ((0, 0), (3, 3)) and u.reason == "conflict" for u in uncertain)
 
 
 def read_one(classifier, monkeypatch, name: str, first: float, again: float, verdicts=None):

@@ -558,7 +558,7 @@ def test_a_card_laid_crosswise_stays_crosswise(pipeline):
     (cell,) = s.crosswise
     observation, _ = pipeline._read(s.image, truth_lattice(s, crosswise=frozenset({cell})))
     assert cell not in {c.cell for c in observation.cards}
-    assert [(u.x, u.y) for u in observation.uncertain if u.reason == "crosswise"] == [cell]
+    assert [u.cell for u in observation.uncertain if u.reason == "crosswise"] == [cell]
 
 
 def test_a_lone_card_read_where_the_grid_sees_table_is_left_uncertain(pipeline, monkeypatch):
@@ -617,7 +617,7 @@ def test_a_card_mostly_out_of_view_is_left_uncertain(pipeline, seen_by_grid):
         lattice = replace(lattice, cells=lattice.cells - cut_off)
     observation, _ = pipeline._read(np.ascontiguousarray(s.image[:, :cut]), lattice)
     assert cut_off and not cut_off & {c.cell for c in observation.cards}
-    assert cut_off <= {(u.x, u.y) for u in observation.uncertain if u.reason == "out-of-view"}
+    assert cut_off <= {u.cell for u in observation.uncertain if u.reason == "out-of-view"}
     in_view = {c for c, v in share.items() if v >= IN_VIEW}
     assert len({c.cell for c in observation.cards} & in_view) >= 0.9 * len(in_view)
 
@@ -911,7 +911,7 @@ def test_a_goal_found_by_the_anchoring_stands_where_its_cell_reads_no_card(pipel
     _add_goals_found(observation, lattice, found)
     seen = {c.cell: c for c in observation.cards}
     assert (seen[(8, 2)].face, seen[(8, 2)].confidence) == ("goal-back", 0.97)
-    assert (8, 2) not in {(u.x, u.y) for u in observation.uncertain}
+    assert (8, 2) not in {u.cell for u in observation.uncertain}
     assert seen[(8, 0)] == read_before  # where the cell's own crop reads a card, that reading stands
     assert [c.cell for c in observation.cards] == sorted(seen)
     # under a hand it stays uncertain
@@ -1359,9 +1359,9 @@ def test_an_arm_the_skin_test_misses_hides_cards_it_does_not_take_for_table(pipe
     assert START_CELL in s.occluded
     monkeypatch.setattr(vision.grid, "_hand_cells", lambda seen, busy: set())
     observation = pipeline.observe(s.image)
-    listed = {c.cell for c in observation.cards} | {(u.x, u.y) for u in observation.uncertain}
+    listed = {c.cell for c in observation.cards} | {u.cell for u in observation.uncertain}
     assert s.occluded <= listed
-    assert maze_report(observation.board(), [(u.x, u.y) for u in observation.uncertain]) == {}
+    assert maze_report(observation.board(), [u.cell for u in observation.uncertain]) == {}
 
 
 def test_cards_the_grid_missed_beyond_its_cells_are_read_round_from_the_cards_read_next_to_them(pipeline):
@@ -1372,6 +1372,6 @@ def test_cards_the_grid_missed_beyond_its_cells_are_read_round_from_the_cards_re
     near = {c for c in s.cells if abs(c[0]) + abs(c[1]) <= 1} | set(GOAL_CELLS)
     observation, _ = pipeline._read(s.image, truth_lattice(s, cells=near))
     read = {c.cell: c for c in observation.cards}
-    assert set(s.cells) <= set(read) | {(u.x, u.y) for u in observation.uncertain}
+    assert set(s.cells) <= set(read) | {u.cell for u in observation.uncertain}
     assert sum(right(read[c], t, pipeline.catalogue) for c, t in s.cells.items() if c in read) >= 0.9 * len(s.cells)
-    assert maze_report(observation.board(), [(u.x, u.y) for u in observation.uncertain]) == {}
+    assert maze_report(observation.board(), [u.cell for u in observation.uncertain]) == {}
