@@ -219,6 +219,16 @@ class Lattice:
         inside, _ = cv2.intersectConvexConvex(quad, frame)
         return float(inside) / area
 
+    def shares_in_view(self, cells: Sequence[Cell]) -> dict[Cell, float]:
+        """``share_in_view`` of each cell, their corners in one transform: a cell with every
+        corner in the frame lies wholly in view, and only the others are measured (the maze's
+        cells are, on every frame of a film)."""
+        if not cells:
+            return {}
+        corners = apply_homography(self.image_from_maze, (np.asarray(cells, float)[:, None] + CELL_CORNERS).reshape(-1, 2))
+        inside = np.all((corners >= 0) & (corners <= self.frame_size), axis=1).reshape(-1, 4).all(axis=1)
+        return {c: 1.0 if whole else self.share_in_view(c) for c, whole in zip(cells, inside)}
+
     def cell_size_px(self) -> float:
         """Mean short side of the occupied cells in pixels (a scale for tolerances)."""
         cells = np.array(sorted(self.cells) or [(0, 0)], float)

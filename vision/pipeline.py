@@ -197,7 +197,7 @@ def _beyond_the_frame(lattice: Lattice, read: set[Cell], reported: set[Cell]) ->
     maze = read | {START_CELL}
     xs, ys = [x for x, _ in maze], [y for _, y in maze]
     box = {(x, y) for x in range(min(xs), max(xs) + 1) for y in range(min(ys), max(ys) + 1)}
-    return sorted(c for c in box - reported if lattice.share_in_view(c) < IN_VIEW)
+    return sorted(c for c, share in lattice.shares_in_view(sorted(box - reported)).items() if share < IN_VIEW)
 
 
 def _recrop(frame: np.ndarray, lattice: Lattice):
@@ -1302,7 +1302,7 @@ class Pipeline:
         cells = sorted((with_neighbours(lattice.cells) | lattice.crosswise) - lattice.occluded)
         # a crop reaching past the frame's edge repeats the edge's pixels, streaks that read
         # as a straight tunnel: a card mostly out of view is not read
-        out_of_view = {c for c in cells if lattice.share_in_view(c) < IN_VIEW}
+        out_of_view = {c for c, share in lattice.shares_in_view(cells).items() if share < IN_VIEW}
         cells = [c for c in cells if c not in out_of_view]
         started = time.perf_counter()
         crops = dict(zip(cells, cell_crops(frame, lattice, cells, CROP)))

@@ -995,6 +995,16 @@ def test_a_cells_share_in_view_is_the_part_of_it_inside_the_frame():
     assert [round(lattice.share_in_view((x, 0)), 3) for x in (0, 1, 2, 3)] == [1.0, 1.0, 0.5, 0.0]
 
 
+def test_many_cells_shares_in_view_are_each_ones_alone():
+    # in, across the edges of, out of the frame and beyond the table's horizon (maze y = -20)
+    lattice = Lattice(np.array([[60.0, 5, 400], [3, -60, 300], [0.001, 0.05, 1]]), (800, 600), frozenset())
+    cells = [(x, y) for x in range(-12, 14, 3) for y in range(-24, 12, 2)]
+    shares = lattice.shares_in_view(cells)
+    assert list(shares) == cells and lattice.shares_in_view([]) == {}
+    assert {round(v, 2) for v in shares.values()} >= {0.0, 1.0} and any(0 < v < 1 for v in shares.values())
+    assert all(abs(shares[c] - lattice.share_in_view(c)) < 1e-5 for c in cells)
+
+
 def test_on_a_calibrated_plane_only_lattices_of_the_cards_size_are_kept():
     """A table calibration gives the plane in millimetres, so the cards' size is known: a
     lattice a sixth too small (the edge score had preferred six such, on drawn 28 of the bench) or
