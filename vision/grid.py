@@ -2506,7 +2506,10 @@ class GridTracker:
 def _carry_frame(fitted: Lattice, previous: Lattice) -> Lattice:
     """Express a fresh fit in the previous lattice's cell names (same cells, same frame) by
     the half turn and shift that best lay the new cell centres on the old ones."""
-    old_cells = sorted(previous.cells) or [(0, 0)]
+    # the cells under a hand too: while one covers the maze, the lattice may hold a single
+    # cell in view, which a fit lines up with turned half a turn or not alike (a film of a
+    # foreign printing had its maze named turned, and committed seven cards where none lay)
+    old_cells = sorted(previous.cells | previous.occluded) or [(0, 0)]
     old_centres = apply_homography(previous.image_from_maze, old_cells)
     inv_new = np.linalg.inv(fitted.image_from_maze)
     in_new = apply_homography(inv_new, old_centres)  # old cells' centres in the new cell frame

@@ -417,6 +417,31 @@ def test_a_refit_after_forget_keeps_the_anchored_cell_names(monkeypatch):
     assert np.abs(again.centre((0, 0)) - anchored.centre((0, 0)) - (3, -2)).max() < 1e-6
 
 
+def test_a_refit_after_a_hand_hid_all_but_one_card_keeps_the_cell_names(monkeypatch):
+    """With one card in view, a fit lines up with the lattice turned half a turn as well as
+    not; the cells under the hand say which (a film's refit named the maze turned about its
+    one card in view, and seven cards were committed where none lay)."""
+    scene = table_scene(np.random.default_rng(500), size=SIZE)
+    truth = truth_lattice(scene)
+
+    def fit_named(fit_from_maze):
+        cells = frozenset(map_cell(fit_from_maze, c) for c in truth.cells)
+        return replace(truth, image_from_maze=truth.image_from_maze @ np.linalg.inv(fit_from_maze), cells=cells)
+
+    fits = iter([fit_named(translation(2, -1)), fit_named(translation(-3, 4) @ HALF_TURN)])
+    monkeypatch.setattr(grid, "fit_lattice", lambda frame, **kw: next(fits))
+    tracker = GridTracker()
+    tracker.update(scene.image)
+    anchored = tracker.set_anchor(readings_for(scene, tracker.lattice))
+    assert not anchored.half_turn and anchored.cells == truth.cells
+    one = max(truth.cells)  # a card away from the start, the rest under a hand
+    tracker.keep(replace(anchored, cells=frozenset({one}), occluded=anchored.cells - {one}))
+    tracker.forget()
+    again = tracker.update(scene.image)
+    assert again.anchored and again.cells == truth.cells
+    assert np.abs(again.centre(START_CELL) - anchored.centre(START_CELL)).max() < 1e-6
+
+
 # --------------------------------------------------------------------------- cards found by reading
 
 
