@@ -625,7 +625,11 @@ class Pipeline:
         except (GridError, TableError) as exc:
             # the lattice found, if any, says whether the picture was too poor to anchor it
             return Observation(error=str(exc), warnings=_faults(frame, fit)), 0.0, None
-        observation, _ = self._read(frame, lattice)
+        observation, empty = self._read(frame, lattice)
+        # a cell the grid sees a card on that reads as bare table may hold one under what
+        # reads so (a palm the skin test missed over a card: foreign-printing bench photo 93
+        # had 18 legal cards cut off the start by one), as a tracked frame's does (`_read_tracked`)
+        observation.uncertain += [Unsure(x, y, MAYBE_EMPTY) for x, y in sorted(empty & lattice.cells)]
         faults = _faults(frame, lattice)
         sure, alien = _shares(observation, lattice)
         if alien > most_alien or sure < least_sure:
