@@ -167,20 +167,17 @@ def latency(model: str | Path = DEFAULT_MODEL, batch: int = 60, repeats: int = 6
 
 def deck_calibration_benefit(model: str | Path = DEFAULT_MODEL, seed: int = 99, count: int = 1200) -> dict:
     """Accuracy on a deliberately different printing, without and with a deck calibration."""
-    from calibration.deck import SLOTS, calibrate, deck_faces
+    from calibration.deck import calibrate
     from engine.catalogue import default_catalogue
     from vision.augment import render_cell
     from vision.classes import card_classes
-    from vision.classify import Prototypes
-    from vision.scenes import FOREIGN_EDITION, deck_sheet_photo
+    from vision.scenes import FOREIGN_EDITION, deck_sheet_photos
 
     classifier = Classifier(model, threads=2)
     rng = np.random.default_rng(seed)
-    faces = deck_faces(default_catalogue(), ("base",))
-    photos = [deck_sheet_photo(page, faces, FOREIGN_EDITION, rng) for page in range((len(faces) + SLOTS - 1) // SLOTS)]
+    photos = deck_sheet_photos(FOREIGN_EDITION, rng)
     deck = calibrate(classifier, photos, ("base",))
     index = {c.name: i for i, c in enumerate(classifier.classes)}
-    prototypes = Prototypes(deck.vectors, np.array([index[n] for n in deck.labels]))
     classes = [c for c in card_classes(default_catalogue(), ("base",)) if c.face is not None]
     labels, crops = [], []
     for k in range(count):
@@ -190,7 +187,7 @@ def deck_calibration_benefit(model: str | Path = DEFAULT_MODEL, seed: int = 99, 
         labels.append(index[c.name])
     labels = np.array(labels)
     before = _scores(classifier, np.array(crops), labels)
-    classifier.prototypes = prototypes
+    classifier.prototypes = deck.prototypes(classifier)
     after = _scores(classifier, np.array(crops), labels)
     keep = ("top1", "errors", "confident_errors", "abstained", "wrong_commits")
     return {"before": {k: before[k] for k in keep}, "after": {k: after[k] for k in keep},

@@ -2,7 +2,7 @@
 
     python bench/vision.py [--scenes 200] [--first 0] [--videos 30] [--scans DIR] [--lens K]
                            [--light dim|bright|warm|cool] [--size WxH] [--sheet-photos N] [--draw N]
-                           [--defocus PX] [--misregister PX] [--rockfalls N] [--json]
+                           [--defocus PX] [--misregister PX] [--rockfalls N] [--foreign] [--json]
                            [--diagnose] [--photo K ...]
 
 * scenes: synthetic 1080p photos of random legal mazes (unseen seeds; camera pose, tilt,
@@ -58,7 +58,11 @@
 * with ``--scans DIR``, all of it again on tables laid out of a printed deck's scans (the
   base game's faces as the publisher printed them, read from the folder): the fairest
   preview here of real cards, for the grid above all (the shipped classifier has seen
-  some of these scans in training; bench/classifier.py holds one scan a face out).
+  some of these scans in training; bench/classifier.py holds one scan a face out);
+* with ``--foreign``, all of it on tables whose every card is of a printing unlike every
+  style the classifier trained on (``vision.scenes.FOREIGN_EDITION``), read twice: as they
+  come, and with a deck calibration made from photos of that printing's deck sheets, as
+  ``tunnelvision calibrate-deck`` makes it: what a player with another edition gets.
 """
 
 from __future__ import annotations
@@ -78,6 +82,7 @@ if __package__ in (None, ""):  # run as a script: import from the repository roo
 import cv2
 import numpy as np
 
+from calibration.deck import DeckCalibration, calibrate
 from calibration.table import CalibrationError, calibrate_table
 from engine.catalogue import default_catalogue
 from vision.classes import is_half_turn_symmetric
@@ -87,7 +92,8 @@ from vision.observation import breaks_a_rule, maze_report, rule_on
 from vision.pipeline import (BLURRED, BURNT, DARK, DIRECTION_GUESSED, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline,
                              Step)
 from vision.printed import PrintedDeck, PrintedDeckError
-from vision.scenes import SceneOptions, marker_sheet_photo, table_scene, table_video
+from vision.cardart import CardStyle
+from vision.scenes import FOREIGN_EDITION, SceneOptions, deck_sheet_photos, marker_sheet_photo, table_scene, table_video
 from vision.track import MazeTracker
 
 CATALOGUE = default_catalogue()
@@ -139,15 +145,17 @@ def _frame_shift(read: dict, truth: dict) -> str | None:
 
 def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, model=DEFAULT_MODEL,
            printed: PrintedDeck | None = None, options: SceneOptions = SceneOptions(),
-           size: tuple[int, int] = (1920, 1080), sheet_photos: int = 0, draw: int = 0, from_photo: int = 0) -> dict:
+           size: tuple[int, int] = (1920, 1080), sheet_photos: int = 0, draw: int = 0, from_photo: int = 0,
+           style: CardStyle | None = None, deck: DeckCalibration | None = None) -> dict:
     # as `tunnelvision check` reads a photo: OpenCV on its default threads (videos() sets one
     # before the next deck's photos run), the classifier on one
     cv2.setNumThreads(-1)
     started = time.perf_counter()
     indices = only or list(range(from_photo, from_photo + count))
-    first = table_scene(np.random.default_rng(SEED + indices[0]), size=size, printed=printed, options=options)
+    first = table_scene(np.random.default_rng(SEED + indices[0]), size=size, printed=printed, options=options,
+                        style=style)
     cold_start = time.perf_counter()
-    pipeline = Pipeline(Classifier(model, threads=1), draw=draw)
+    pipeline = Pipeline(_classifier(model, deck), draw=draw)
     pipeline.observe(first.image)
     cold_ms = (time.perf_counter() - cold_start) * 1e3
     cards = right = wrong = abstained = boards_right = boards_right_seen = extra = failed = framed_off = 0
@@ -164,7 +172,7 @@ def scenes(count: int, diagnose: bool = False, only: list[int] | None = None, mo
     photo_ms = []
     for k in indices:
         scene = first if k == indices[0] else table_scene(np.random.default_rng(SEED + k), size=size,
-                                                          printed=printed, options=options)
+                                                          printed=printed, options=options, style=style)
         if sheet_photos:
             # the fixed camera calibrated as a player would: the sheet photographed where
             # SHEET_SPOTS say, through the scene's camera and lens
@@ -319,7 +327,7 @@ class MisregisteredPipeline(Pipeline):
 
 def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedDeck | None = None,
            options: SceneOptions = SceneOptions(), misregister_px: float = 0.0, diagnose: bool = False,
-           rockfalls: int = 0) -> dict:
+           rockfalls: int = 0, style: CardStyle | None = None, deck: DeckCalibration | None = None) -> dict:
     cv2.setNumThreads(1)
     wrong_commits = commits = placements_expected = removals_expected = removals_committed = frames = 0
     # every card a film lays is legal: a placement committed right but judged illegal is a
@@ -331,8 +339,8 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
     stages: dict[str, list[float]] = {}
     for k in range(count):
         video = table_video(np.random.default_rng(SEED + 10_000 + k), size=(1920, 1080), still_frames=12,
-                            printed=printed, options=options, rockfalls=rockfalls)
-        classifier = Classifier(model, threads=1)
+                            printed=printed, options=options, rockfalls=rockfalls, style=style)
+        classifier = _classifier(model, deck)
         pipeline = (MisregisteredPipeline(classifier, up_px=misregister_px) if misregister_px
                     else Pipeline(classifier))
         tracker = MazeTracker()
@@ -392,6 +400,14 @@ def videos(count: int, fps: float = 10.0, model=DEFAULT_MODEL, printed: PrintedD
         # a card about to be committed read again about its cell, on the frames that ask
         "confirm_ms_median": round(float(np.median(confirmations)), 2) if confirmations else None,
     }
+
+
+def _classifier(model, deck: DeckCalibration | None) -> Classifier:
+    """The classifier on one thread, blended with the deck calibration's prototypes when given."""
+    classifier = Classifier(model, threads=1)
+    if deck is not None:
+        classifier.prototypes = deck.prototypes(classifier)
+    return classifier
 
 
 def _timed(times: list[float], function, *args):
@@ -508,6 +524,9 @@ def main() -> int:
     parser.add_argument("--misregister", type=float, default=0.0, metavar="PX",
                         help="read every cell of the films from a lattice this many pixels up the frame from where "
                              "it was fitted (down when negative; default 0): a stress test of the tracker")
+    parser.add_argument("--foreign", action="store_true",
+                        help="lay every card in a printing unlike every style trained on, and read the photos and "
+                             "films twice: as they come, and with a deck calibration of that printing")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--diagnose", action="store_true",
                         help="one line per photo, and one per wrong commit of a film, on stderr")
@@ -520,6 +539,8 @@ def main() -> int:
         parser.error("--misregister moves the lattice by pixels of a 1080p frame: -100 to 100")
     if not 0 <= args.lens <= 0.3:
         parser.error("--lens is a share of the half diagonal a corner moves by: 0 to 0.3")
+    if args.foreign and args.scans:
+        parser.error("--foreign draws every card in another printing, --scans lays them out of the scans: one or the other")
     try:
         printed = PrintedDeck.load(args.scans) if args.scans else None
     except PrintedDeckError as exc:
@@ -528,24 +549,32 @@ def main() -> int:
     options = SceneOptions(barrel=args.lens, camera_gains=LIGHTS[args.light], rockfalls=args.rockfalls)
     if args.defocus is not None:
         options = replace(options, blur_px=(args.defocus, args.defocus))
-    runs = {"drawn": None} | ({"printed": printed} if printed else {})
+    # each run: the printed deck laid, the printing the cards are drawn in, the deck calibration read with
+    runs = {"drawn": (None, None, None)} | ({"printed": (printed, None, None)} if printed else {})
+    if args.foreign:
+        # the player's photos of the deck sheets, their cards laid on them by hand
+        sheets = deck_sheet_photos(FOREIGN_EDITION, np.random.default_rng(SEED + 90_000))
+        deck = calibrate(Classifier(args.model, threads=1), sheets)
+        runs = {"foreign": (None, FOREIGN_EDITION, None), "foreign, deck calibrated": (None, FOREIGN_EDITION, deck)}
     figures = {}
-    for name, deck in runs.items():
+    for name, (laid, style, deck) in runs.items():
         if args.diagnose and len(runs) > 1:
             print(f"-- {name} cards", file=sys.stderr)
         figures[name] = {}
         if args.scenes or args.photo:
-            figures[name]["photos"] = scenes(args.scenes, args.diagnose, args.photo, args.model, deck, options,
-                                             args.size, args.sheet_photos, args.draw, args.first)
+            figures[name]["photos"] = scenes(args.scenes, args.diagnose, args.photo, args.model, laid, options,
+                                             args.size, args.sheet_photos, args.draw, args.first, style, deck)
         if args.videos:
-            figures[name]["video"] = videos(args.videos, model=args.model, printed=deck, options=options,
+            figures[name]["video"] = videos(args.videos, model=args.model, printed=laid, options=options,
                                              misregister_px=args.misregister, diagnose=args.diagnose,
-                                             rockfalls=args.rockfalls)
+                                             rockfalls=args.rockfalls, style=style, deck=deck)
     if args.json:
         print(json.dumps(figures))
         return 0
+    titles = {"drawn": "drawn cards", "printed": "the printed deck's scans", "foreign": "a foreign printing",
+              "foreign, deck calibrated": "a foreign printing, read with a deck calibration of it"}
     for name, f in figures.items():
-        _report(f.get("photos"), f.get("video"), "drawn cards" if name == "drawn" else "the printed deck's scans")
+        _report(f.get("photos"), f.get("video"), titles[name])
     return 0
 
 

@@ -160,6 +160,12 @@ class DeckCalibration:
     labels: list[str]  # class names
     vectors: np.ndarray
 
+    def prototypes(self, classifier: Classifier) -> Prototypes:
+        """The prototypes for ``classifier.prototypes``, of the classes its model has."""
+        index = {c.name: i for i, c in enumerate(classifier.classes)}
+        known = [i for i, n in enumerate(self.labels) if n in index]
+        return Prototypes(self.vectors[known], np.array([index[self.labels[i]] for i in known]))
+
     def to_json(self) -> dict:
         return {"format": DECK_FORMAT, "version": 1, "model_digest": self.model_digest,
                 "prototypes": [{"class": c, "embedding": [round(float(v), 5) for v in e]}
@@ -220,6 +226,4 @@ def load_prototypes(path: str | Path, classifier: Classifier) -> Prototypes:
         raise DeckCalibrationError(f"{source} is not a deck calibration file (or it is corrupt)") from None
     if doc.get("model_digest") != model_digest(classifier):
         raise DeckCalibrationError(f"{source} was made with another model; run calibrate-deck again")
-    index = {c.name: i for i, c in enumerate(classifier.classes)}
-    known = [i for i, n in enumerate(names) if n in index]
-    return Prototypes(vectors[known], np.array([index[names[i]] for i in known]))
+    return DeckCalibration(doc["model_digest"], names, vectors).prototypes(classifier)

@@ -71,6 +71,15 @@ def _camera(image: np.ndarray, rng: np.random.Generator, out_size: tuple[int, in
     return cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
 
 
+def deck_sheet_photos(style: CardStyle, rng: np.random.Generator, sets: tuple[str, ...] = ("base",)) -> list[np.ndarray]:
+    """A photo of every deck sheet of ``sets`` with the cards of a printing in ``style`` on
+    them: what ``tunnelvision calibrate-deck`` is given."""
+    from calibration.deck import SLOTS, deck_faces
+
+    faces = deck_faces(default_catalogue(), sets)
+    return [deck_sheet_photo(page, faces, style, rng) for page in range((len(faces) + SLOTS - 1) // SLOTS)]
+
+
 def deck_sheet_photo(page: int, faces: list[str], style: CardStyle, rng: np.random.Generator,
                      out_size: tuple[int, int] = (1600, 1200)) -> np.ndarray:
     """A photo of deck sheet ``page`` with a card of ``style`` on each slot (``faces`` as the sheet lists)."""
@@ -764,8 +773,10 @@ def _lay_table(rng, opts: SceneOptions, game: str, size, maze_cells: list[Cell],
     centre = (maze_mm.min(0) + maze_mm.max(0)) / 2
     bare = _render_table(rng, camera, opts, centre)
     chosen = style or CardStyle.sample(rng, opts.style_split)
+    # a style given is one printing's: its cards are never mixed with others'
+    mixed = rng.random() < opts.p_mixed_style and style is None
     return _Table(rng, opts, game, pitch, chosen, camera, bare, _Sensor.sample(rng, opts),
-                  int(rng.integers(2 ** 31)), rng.random() < opts.p_mixed_style, printed)
+                  int(rng.integers(2 ** 31)), mixed, printed)
 
 
 def _far_from_maze(point_mm, table: _Table, cells: list[Cell], margin: float) -> bool:
@@ -846,7 +857,9 @@ def table_scene(rng: np.random.Generator, *, cards: int | tuple[int, int] = (10,
                 options: SceneOptions | None = None, printed: PrintedDeck | None = None) -> Scene:
     """A photo of a table with a random legal maze of ``cards`` path cards (a number or a
     range), and its ground truth. ``hand``/``crosswise`` force a hand over the maze or a
-    card laid crosswise on (True) or off (False); None leaves it to chance. ``printed``:
+    card laid crosswise on (True) or off (False); None leaves it to chance. ``style``: every
+    card of one printing drawn in it (None: a printing drawn at random, now and then several
+    mixed). ``printed``:
     lay the cards from a real printing's pictures (the faces it has; the rest are drawn)."""
     opts = options or SceneOptions()
     board, order = grow_maze(rng, _count(rng, cards), game)
@@ -960,14 +973,14 @@ def table_video(rng: np.random.Generator, *, start_cards: int | tuple[int, int] 
                 moves: int | tuple[int, int] = (3, 5), frames_per_move: int = 6, still_frames: int = 3,
                 size: tuple[int, int] = (1280, 720), game: str = "saboteur", shake_px: float = 0.4,
                 options: SceneOptions | None = None, printed: PrintedDeck | None = None,
-                rockfalls: int = 0) -> TableVideo:
+                rockfalls: int = 0, style: CardStyle | None = None) -> TableVideo:
     """Frames of a game: a maze of ``start_cards`` path cards, then ``moves`` placements,
     then ``rockfalls`` times a rockfall on a path card (a hand takes it away, leaving any
     cards beyond it cut off), each followed by a card laid in the hole when one fits there.
     Each move is ``frames_per_move`` frames (a hand brings the card in from off the maze,
     lays it, withdraws; or reaches the card and takes it away) followed by ``still_frames``
     frames of the settled table. The camera is fixed; it shakes by about ``shake_px``. No
-    crosswise card: every move is a real one. ``printed`` as for ``table_scene``. The
+    crosswise card: every move is a real one. ``style`` and ``printed`` as for ``table_scene``. The
     rockfalls are drawn after everything else, so a film is the same up to them with or
     without."""
     opts = options or SceneOptions()
@@ -977,7 +990,7 @@ def table_video(rng: np.random.Generator, *, start_cards: int | tuple[int, int] 
     moves_list = laid[len(laid) - n_moves:]
     boards = [_replay(goals, laid[:len(laid) - n_moves + k]) for k in range(n_moves + 1)]
     all_cells = sorted(_maze_cards(boards[-1]))
-    table = _lay_table(rng, opts, game, size, all_cells, None, printed)
+    table = _lay_table(rng, opts, game, size, all_cells, style, printed)
     _scatter_distractors(rng, table, all_cells)
 
     frames: list[VideoFrame] = []

@@ -8,6 +8,7 @@ renderer's own bookkeeping.
 from collections import Counter
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -21,10 +22,12 @@ from vision.scenes import (
     SceneOptions,
     _Sensor,
     deck_sheet_photo,
+    deck_sheet_photos,
     grow_maze,
     table_scene,
     table_video,
 )
+from vision.table import apply_homography
 
 MAGENTA = (255, 0, 255)
 SMALL = (640, 360)
@@ -202,6 +205,29 @@ def test_a_video_can_end_with_a_rockfall_and_a_card_laid_in_its_hole_the_rest_un
 def test_deck_sheet_photo_still_works():
     img = deck_sheet_photo(0, ["cross", "t-nes"], FOREIGN_EDITION, np.random.default_rng(0), out_size=(400, 300))
     assert img.shape == (300, 400, 3) and img.dtype == np.uint8
+    sheets = deck_sheet_photos(FOREIGN_EDITION, np.random.default_rng(0))
+    assert len(sheets) == 3 and all(sheet.shape == (1200, 1600, 3) for sheet in sheets)  # 20 base faces, 8 a sheet
+
+
+@pytest.mark.parametrize("style", [FOREIGN_EDITION, None])
+def test_a_printing_given_lays_every_card_in_it_never_mixed_with_others(style):
+    # the foreign printing's sandy rock against the trained styles' blue-grey: the median hue
+    # of each path card's coloured pixels (OpenCV's half degrees)
+    s = table_scene(np.random.default_rng(5), size=(1280, 720), style=style,
+                    options=SceneOptions(p_mixed_style=1.0, p_hand=0.0, p_crosswise=0.0, p_glare=0.0, p_cropped=0.0))
+    hsv = cv2.cvtColor(s.image, cv2.COLOR_BGR2HSV)
+    hues = []
+    for cell in set(s.cells) - set(GOAL_CELLS) - {START_CELL}:
+        quad = apply_homography(s.image_from_maze, np.asarray(cell, float) + 0.6 * CELL_CORNERS)
+        inside = np.zeros(hsv.shape[:2], np.uint8)
+        cv2.fillConvexPoly(inside, np.round(quad).astype(np.int32), 255)
+        coloured = hsv[(inside > 0) & (hsv[..., 1] > 40)]
+        if len(coloured):
+            hues.append(float(np.median(coloured[:, 0])))
+    if style is None:  # several printings mixed, as the option says
+        assert max(hues) - min(hues) > 40
+    else:
+        assert len(hues) >= 10 and max(hues) - min(hues) < 5
 
 
 
