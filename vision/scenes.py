@@ -773,10 +773,11 @@ def _lay_table(rng, opts: SceneOptions, game: str, size, maze_cells: list[Cell],
     centre = (maze_mm.min(0) + maze_mm.max(0)) / 2
     bare = _render_table(rng, camera, opts, centre)
     chosen = style or CardStyle.sample(rng, opts.style_split)
-    # a style given is one printing's: its cards are never mixed with others'
+    sensor, seed = _Sensor.sample(rng, opts), int(rng.integers(2 ** 31))
+    # a style given is one printing's: its cards are never mixed with others' (drawn in this
+    # order, the scenes of a seed stay what they were)
     mixed = rng.random() < opts.p_mixed_style and style is None
-    return _Table(rng, opts, game, pitch, chosen, camera, bare, _Sensor.sample(rng, opts),
-                  int(rng.integers(2 ** 31)), mixed, printed)
+    return _Table(rng, opts, game, pitch, chosen, camera, bare, sensor, seed, mixed, printed)
 
 
 def _far_from_maze(point_mm, table: _Table, cells: list[Cell], margin: float) -> bool:
