@@ -64,6 +64,7 @@ def _scores(classifier: Classifier, images: np.ndarray, labels: np.ndarray) -> d
         "abstained": round(float(uncertain.mean()), 5),
         "accuracy_when_committed": round(float(correct[committed].mean()) if committed.any() else 1.0, 5),
         "wrong_commits": int((~correct & committed).sum()),
+        "read_right_surely": round(float((correct & committed).mean()), 5),
         "confusions": [[t, p, n] for (t, p), n in confusions.most_common(8)],
     }
 
@@ -189,7 +190,7 @@ def deck_calibration_benefit(model: str | Path = DEFAULT_MODEL, seed: int = 99, 
     before = _scores(classifier, np.array(crops), labels)
     classifier.prototypes = deck.prototypes(classifier)
     after = _scores(classifier, np.array(crops), labels)
-    keep = ("top1", "errors", "confident_errors", "abstained", "wrong_commits")
+    keep = ("top1", "errors", "confident_errors", "abstained", "wrong_commits", "read_right_surely")
     return {"before": {k: before[k] for k in keep}, "after": {k: after[k] for k in keep},
             "prototypes": len(deck.labels), "photos": len(photos)}
 
@@ -235,7 +236,8 @@ def main() -> int:
     d = figures["deck_calibration"]
     print(f"deck calibration on a foreign printing: top-1 {d['before']['top1']:.2%} -> {d['after']['top1']:.2%}, "
           f"wrong commits {d['before']['wrong_commits']} -> {d['after']['wrong_commits']}, "
-          f"abstained {d['before']['abstained']:.2%} -> {d['after']['abstained']:.2%} "
+          f"abstained {d['before']['abstained']:.2%} -> {d['after']['abstained']:.2%}, "
+          f"read right and surely {d['before']['read_right_surely']:.2%} -> {d['after']['read_right_surely']:.2%} "
           f"({d['prototypes']} prototypes from {d['photos']} sheet photos)")
     print(f"model size: {figures['model_kb']} KB")
     return 0

@@ -184,7 +184,7 @@ class Classifier:
         """The model's probabilities under the table's priors.
 
         Faces the game's deck lacks get nothing. With a deck calibration, the calibrated
-        faces are the deck: the model's probability for each is blended with a softmax over
+        faces are the deck: the model's probability for each is pooled with a softmax over
         the nearest prototype of each class, and "empty" and "other" keep the model's say.
         """
         if not len(probs):
@@ -205,7 +205,11 @@ class Classifier:
             known = np.isfinite(per_class[0]) & allowed
             mass = out[:, known].sum(axis=1, keepdims=True)
             proto_probs = _softmax(per_class[:, known] / proto.temperature)
-            out[:, known] = (1 - proto.weight) * out[:, known] + proto.weight * proto_probs * mass
+            # a weighted geometric mean, not an average: where head and prototypes agree the
+            # reading grows surer instead of being pulled down by the softer of the two (an
+            # average left more of a calibrated printing's cards uncertain than no calibration)
+            pooled = out[:, known] ** (1 - proto.weight) * proto_probs ** proto.weight
+            out[:, known] = pooled / np.maximum(pooled.sum(axis=1, keepdims=True), 1e-30) * mass
         return out / np.maximum(out.sum(axis=1, keepdims=True), 1e-12)
 
 
