@@ -1312,7 +1312,8 @@ class Pipeline:
         crops = dict(zip(cells, cell_crops(frame, lattice, cells, CROP)))
         cropped = time.perf_counter()
         cards, uncertain, empty = self._read_cells(frame, lattice, crops, verdicts)
-        self._read_round(frame, lattice, set(cells), cards, uncertain, empty, verdicts)
+        more, unsure, bare = self._read_round(frame, lattice, set(cells), cards, uncertain, verdicts)
+        cards, uncertain, empty = cards + more, uncertain + unsure, empty | bare
         self.timings.update(crops=(cropped - started) * 1e3, classify=(time.perf_counter() - cropped) * 1e3)
         # a cell judged crosswise holds a card across it unless the classifier surely reads a
         # maze card there, square after all (the crop of a card laid across shows none)
@@ -1349,37 +1350,39 @@ class Pipeline:
                           goal_places=frozenset(GOAL_CELLS), start_place=START_CELL, verdicts=verdicts)
 
     def _read_round(self, frame: np.ndarray, lattice: Lattice, read: set[Cell], cards: list,
-                    uncertain: list, empty: set[Cell], verdicts: dict | None) -> None:
-        """The cells next to what the grid did not see, read too and added to ``cards``,
-        ``uncertain`` and ``empty`` until none is left: next to something over the maze that
-        is no card (a hand, an arm), and next to a card read where the grid saw none; within
-        the box of the maze's cards and the start's place, and the cells round it. The grid
-        finds no card under an arm the skin test misses (a skin tone like the table's), nor
-        on a run of cards its occupancy test misses, and a cell not read is taken for bare
-        table: cards whose way back to the start runs there were accused of having none
-        (drawn bench photo 94, an arm: 24 cards; 3:4 photo 25, ten cards missed: 3). The box
-        grows with the cards read, not with what covers the maze (an arm runs on to the
-        frame's edge)."""
+                    uncertain: list, verdicts: dict | None) -> tuple[list, list, set[Cell]]:
+        """The cells next to what the grid did not see, read too until none is left: next to
+        something over the maze that is no card (a hand, an arm), and next to a card read
+        where the grid saw none; within the box of the maze's cards and the start's place,
+        and the cells round it. Returns their cards, uncertain cells and bare table, as
+        ``read_cells`` does. The grid finds no card under an arm the skin test misses (a skin
+        tone like the table's), nor on a run of cards its occupancy test misses, and a cell
+        not read is taken for bare table: cards whose way back to the start runs there were
+        accused of having none (drawn bench photo 94, an arm: 24 cards; 3:4 photo 25, ten
+        cards missed: 3). The box grows with the cards read, not with what covers the maze
+        (an arm runs on to the frame's edge)."""
         done = read | lattice.occluded
+        more, unsure, bare = [], [], set()
 
-        def beyond(found: list, unsure: list) -> set[Cell]:
-            return ({c.cell for c in found} | {u.cell for u in unsure if u.reason != MAYBE_EMPTY}) - lattice.cells
+        def beyond(readings: list, unsure_cells: list) -> set[Cell]:
+            cells = {c.cell for c in readings} | {u.cell for u in unsure_cells if u.reason != MAYBE_EMPTY}
+            return cells - lattice.cells
 
         seen = lattice.occluded | beyond(cards, uncertain)
         while True:
-            maze = lattice.cells | {START_CELL} | {c.cell for c in cards}
+            maze = lattice.cells | {START_CELL} | {c.cell for c in cards + more}
             xs, ys = [x for x, _ in maze], [y for _, y in maze]
-            more = sorted(c for c in with_neighbours(seen) - done if min(xs) - 1 <= c[0] <= max(xs) + 1
-                          and min(ys) - 1 <= c[1] <= max(ys) + 1 and lattice.share_in_view(c) >= IN_VIEW)
-            if not more:
-                return
-            done |= set(more)
-            crops = dict(zip(more, cell_crops(frame, lattice, more, CROP)))
-            found, unsure, bare = self._read_cells(frame, lattice, crops, verdicts)
-            cards += found
-            uncertain += unsure
-            empty |= bare
-            seen = beyond(found, unsure)
+            cells = sorted(c for c in with_neighbours(seen) - done if min(xs) - 1 <= c[0] <= max(xs) + 1
+                           and min(ys) - 1 <= c[1] <= max(ys) + 1 and lattice.share_in_view(c) >= IN_VIEW)
+            if not cells:
+                return more, unsure, bare
+            done |= set(cells)
+            crops = dict(zip(cells, cell_crops(frame, lattice, cells, CROP)))
+            found, not_sure, table = self._read_cells(frame, lattice, crops, verdicts)
+            more += found
+            unsure += not_sure
+            bare |= table
+            seen = beyond(found, not_sure)
 
     def _moving(self, small: np.ndarray, lattice: Lattice) -> bool:
         """Whether the maze region changed since the last frame (hands, cards in flight).
