@@ -477,7 +477,10 @@ def _start_in_place(observation: Observation, lattice: Lattice) -> bool:
     """Whether the start's place, where the lattice sees a card under no hand, does not read
     as another card or as something that is no maze card: the start never leaves the table,
     so such a reading is the lattice off the cards there (it slipped when a card was taken
-    away beside the start, and read the next card or the gap between two)."""
+    away beside the start, and read the next card or the gap between two). Nor is the
+    start ever laid crosswise: a lattice that sees it so lies half a card off the maze."""
+    if START_CELL in lattice.crosswise:
+        return False
     if START_CELL not in lattice.cells - lattice.occluded:
         return True
     if any(c.cell == START_CELL and c.face != "start" for c in observation.cards):

@@ -1145,6 +1145,10 @@ def test_a_tracked_lattice_reading_no_start_on_the_starts_place_is_doubted():
     assert not _start_in_place(Observation(uncertain=[Unsure(0, 0, "not-a-maze-card")]), lattice)
     under_a_hand = replace(lattice, occluded=frozenset({START_CELL}))
     assert _start_in_place(Observation(uncertain=[Unsure(0, 0, "not-a-maze-card")]), under_a_hand)
+    # nor is the start ever laid crosswise: a foreign-printing bench film refitted half a card
+    # off after a hand, saw the start so, and committed a neighbour's card changed to another
+    across = Lattice(np.eye(3), SIZE, frozenset({(1, 0)}), crosswise=frozenset({START_CELL}))
+    assert not _start_in_place(Observation(uncertain=[Unsure(0, 0, "crosswise")]), across)
 
 
 def test_a_still_view_keeps_its_lattice_and_a_changed_one_is_judged_again(monkeypatch):
