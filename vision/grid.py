@@ -150,6 +150,16 @@ HAND_SKIN_SHARE = 0.3
 # for 2 / 5 more clear cards taken for hidden (at an ARM_SHARE of 0.2, 11 / 14 more).
 ARM_SHARE = 0.3
 ARM_TABLE_SKIN = 0.2
+# Nor can it where the cards' own rock is of skin's hue (a printing in sandy browns): the
+# maze's rock is then one skin-hued region, and where the maze runs out of the frame it
+# reaches the edge as an arm does (a foreign-printing bench photo had the 20 cards of such
+# a maze taken for hidden). Where the cards' skin share (not under smooth skin) is this
+# much at its lower quartile, the printing is left to the smooth-skin test. The quartile,
+# not the median: an arm can lie over more than half the maze's cards (a drawn bench film's
+# cards had a median of 0.32 to 0.40 under one, a lower quartile of 0.12 at most). On 20
+# bench photos of each deck the drawn and printed cards show up to 0.12 at the median; the
+# sandy printing's cards 0.13 to 0.65 at the lower quartile, depending on the light.
+ARM_CARD_SKIN = 0.25
 ARM_CELLS = 2.0  # an arm's skin covers at least this many cells' area
 GOAL_COLUMN = 8
 # How far (cells) a goal read off its place may have drifted with the lattice: farther, it is
@@ -2139,10 +2149,20 @@ def _hand_cells(seen: _Cells, busy: set[Cell]) -> set[Cell]:
     table_skin = float(np.percentile(bare, 90)) if bare else 0.0
     threshold = table_skin + HAND_SKIN_SHARE
     hand = {c for c, v in seen.skin.items() if v > threshold}
-    if table_skin < ARM_TABLE_SKIN and seen.mosaic.image is not None:
+    if (table_skin < ARM_TABLE_SKIN and seen.mosaic.image is not None
+            and _card_skin(seen, busy - hand) < ARM_CARD_SKIN):
         arm = _arm_shares(seen.mosaic)
         hand |= {c for c in seen.skin if arm[seen.mosaic.index(c)] > ARM_SHARE}
     return hand
+
+
+def _card_skin(seen: _Cells, cards: set[Cell]) -> float:
+    """The lower quartile of the cells of ``cards``' shares of skin-hued pixels (smooth or not)."""
+    mosaic = seen.mosaic
+    rows, ch, cols, cw = mosaic.busy.shape
+    shares = mosaic.skin.reshape(rows, ch, cols, cw).mean(axis=(1, 3))
+    inside = [shares[mosaic.index(c)] for c in cards if c in seen.skin]
+    return float(np.percentile(inside, 25)) if inside else 0.0
 
 
 def _arm_shares(mosaic: _Mosaic) -> np.ndarray:

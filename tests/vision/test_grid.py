@@ -713,6 +713,23 @@ def test_an_arm_from_the_frames_edge_hides_the_cells_under_it_and_a_brown_stone_
     assert grid._hand_cells(seen(image), maze) == set()
 
 
+def test_a_maze_of_cards_whose_rock_has_skins_hue_running_out_of_the_frame_is_no_arm():
+    """A printing in sandy browns has rock of skin's hue: the maze is one skin-hued region,
+    and running out of the frame it reached the edge as an arm does (a foreign-printing
+    bench photo had the 20 cards of its maze taken for hidden). Where the cards themselves
+    are skin-hued, only smooth skin tells a hand."""
+    cw, ch = grid.MOSAIC_CELL
+    rows, cols = 5, 7
+    image = np.full((rows * ch, cols * cw, 3), (150, 140, 120), np.uint8)  # a blue-grey table
+    image[ch:4 * ch, :5 * cw] = (80, 120, 155)  # sandy rock from the west edge, three rows of five cards
+    image[ch + ch // 2 - 3:ch + ch // 2 + 3, :5 * cw] = (200, 225, 235)  # a cream tunnel along a row
+    cells = [(x, -r) for r in range(rows) for x in range(cols)]
+    maze = {(x, y) for x, y in cells if -3 <= y <= -1 and x < 5}
+    assert grid._skin_hue(image[ch:ch + 4, :8]).all()
+    mosaic = grid._Mosaic(np.ones((rows, ch, cols, cw), np.float32), image, 0, 0)  # all busy: card texture
+    assert grid._hand_cells(grid._Cells(mosaic, dict.fromkeys(cells, 1.0), dict.fromkeys(cells, 0.0)), maze) == set()
+
+
 def test_a_hand_on_a_table_of_skins_hue_is_told_from_it_by_tint():
     """A wood table can lie within skin's hue (YCrCb) all over, so that no skin showed
     beyond the table's own: a hand over the maze went unseen (a printed bench photo lost
