@@ -37,6 +37,7 @@ if __package__ in (None, ""):  # run as a script: import from the repository roo
 
 import numpy as np
 
+from tunnelvision import library_versions, versions_text
 from vision.augment import MISSCUT, Augment, render_abstain
 from vision.classify import DEFAULT_MODEL, Classifier
 
@@ -208,6 +209,7 @@ def main() -> int:
     figures["deck_calibration"] = deck_calibration_benefit(args.model)
     model_path = Path(args.model)
     figures["model_kb"] = model_path.stat().st_size // 1024
+    figures["versions"] = library_versions()
     if args.update_metadata:
         meta_path = model_path.with_suffix(".json")
         meta = json.loads(meta_path.read_text("utf-8"))
@@ -240,6 +242,7 @@ def main() -> int:
           f"read right and surely {d['before']['read_right_surely']:.2%} -> {d['after']['read_right_surely']:.2%} "
           f"({d['prototypes']} prototypes from {d['photos']} sheet photos)")
     print(f"model size: {figures['model_kb']} KB")
+    print(f"measured with {versions_text()}")
     return 0
 
 

@@ -93,6 +93,7 @@ from vision.observation import breaks_a_rule, maze_report, rule_on
 from vision.pipeline import (BLURRED, BURNT, DARK, DIRECTION_GUESSED, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline,
                              Step)
 from vision.printed import PrintedDeck, PrintedDeckError
+from tunnelvision import library_versions, versions_text
 from vision.scenes import FOREIGN_EDITION, SceneOptions, deck_sheet_photos, marker_sheet_photo, table_scene, table_video
 from vision.track import MazeTracker
 
@@ -569,12 +570,13 @@ def main() -> int:
                                              misregister_px=args.misregister, diagnose=args.diagnose,
                                              rockfalls=args.rockfalls, style=style, deck=deck)
     if args.json:
-        print(json.dumps(figures))
+        print(json.dumps(figures | {"versions": library_versions()}))
         return 0
     titles = {"drawn": "drawn cards", "printed": "the printed deck's scans", "foreign": "a foreign printing",
               "foreign, deck calibrated": "a foreign printing, read with a deck calibration of it"}
     for name, f in figures.items():
         _report(f.get("photos"), f.get("video"), titles[name])
+    print(f"measured with {versions_text()}")  # the figures move a little with OpenCV's version
     return 0
 
 

@@ -13,6 +13,7 @@ import sys
 
 from engine.options import OPTION_HELP
 
+from . import versions_text
 from .errors import UserError
 
 
@@ -35,11 +36,24 @@ def _cells_attached(argv: list[str]) -> list[str]:
     return argv
 
 
+class _PrintVersions(argparse.Action):
+    """``--version`` on one line (argparse's own wraps it at the terminal's width)."""
+
+    def __init__(self, option_strings, dest, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(versions_text())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tunnelvision",
         description="A camera companion for Saboteur: judges placements, keeps secrets, scores rounds.",
     )
+    parser.add_argument("--version", action=_PrintVersions, help="print the version, and those of the libraries "
+                        "that decide what it reads, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
