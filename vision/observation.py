@@ -29,8 +29,8 @@ class SeenCard:
         return (self.x, self.y)
 
 
-# A cell read unsurely as bare table: no card seen there, but the photo cannot say none lies
-# there, and a card's way back to the start may run through it
+# A cell read as bare table unsurely, or hemmed in by a hand: no card seen there, but the
+# photo cannot say none lies there, and a card's way back to the start may run through it
 MAYBE_EMPTY = "maybe-empty"
 # Why a cell is reported uncertain, in words: the classifier's reasons, and the pipeline's own
 REASONS = REASON_WORDS | {
@@ -40,7 +40,8 @@ REASONS = REASON_WORDS | {
     "off-cell": "the lattice lies off the cards here (the next card, or the table, seen through the cell)",
     "out-of-view": "mostly outside the photo",
     "unconfirmed": "read as a card, but crops shifted a little or turned half a turn do not bear the reading out",
-    MAYBE_EMPTY: "read as bare table, but not surely: a card may lie there (under a palm, in a shadow)",
+    MAYBE_EMPTY: "read as bare table, but a card may lie there (read unsurely, or hemmed in by a hand or an arm: "
+                 "under a palm, in a shadow, under an arm of the table's colour)",
 }
 
 

@@ -432,6 +432,16 @@ def _shares(observation: Observation, lattice: Lattice) -> tuple[float, float]:
     return len(_sure_cards(observation) & occupied) / len(occupied), alien / len(occupied)
 
 
+def _hemmed_in(bare: set[Cell], observation: Observation) -> set[Cell]:
+    """The cells read as bare table that cells under a hand or read as no maze card (a
+    hand, an arm) border on two sides or more: the same arm lies over them, and where its
+    skin has the table's colour and tone, it reads as table however surely (foreign-printing
+    bench photo 189: an arm of a dark skin over a dark table hid five cards, two of them
+    read as table, and three legal cards were accused of having no way back to the start)."""
+    covered = {u.cell for u in observation.uncertain if u.reason in ("occluded", "not-a-maze-card")}
+    return {c for c in bare if sum(n in covered for n in neighbours(c)) >= 2}
+
+
 def _cast(frame: np.ndarray, lattice: Lattice) -> np.ndarray | None:
     """``light.cast_gains`` of the white of the cards the lattice sees (under no hand)."""
     return cast_gains(cards_white(frame, [lattice.quad(c) for c in sorted(lattice.cells - lattice.occluded)]))
@@ -631,8 +641,10 @@ class Pipeline:
         observation, empty = self._read(frame, lattice)
         # a cell the grid sees a card on that reads as bare table may hold one under what
         # reads so (a palm the skin test missed over a card: foreign-printing bench photo 93
-        # had 18 legal cards cut off the start by one), as a tracked frame's does (`_read_tracked`)
-        observation.uncertain += [Unsure(x, y, MAYBE_EMPTY) for x, y in sorted(empty & lattice.cells)]
+        # had 18 legal cards cut off the start by one), as a tracked frame's does (`_read_tracked`);
+        # so may one hemmed in by a hand or an arm (``_hemmed_in``)
+        maybe = (empty & lattice.cells) | _hemmed_in(empty, observation)
+        observation.uncertain += [Unsure(x, y, MAYBE_EMPTY) for x, y in sorted(maybe)]
         faults = _faults(frame, lattice)
         sure, alien = _shares(observation, lattice)
         if alien > most_alien or sure < least_sure:

@@ -21,7 +21,7 @@ from vision.grid import (HALF_TURN, GridError, GridTracker, Lattice, anchor, is_
                          translation)
 from vision.observation import MAYBE_EMPTY, Observation, SeenCard, Unsure, maze_report
 from vision.pipeline import (BLURRED, BURNT, DARK, DIRECTION_GUESSED, IN_VIEW, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline,
-                             _shares)
+                             _hemmed_in, _shares)
 from vision.scenes import SceneOptions, table_scene
 
 SIZE = (1280, 720)
@@ -670,6 +670,41 @@ def test_a_card_the_grid_sees_that_reads_as_bare_table_is_not_taken_for_table(pi
     observation = pipeline.observe(s.image)
     assert Unsure(*palm, MAYBE_EMPTY) in observation.uncertain
     assert maze_report(observation.board(), [u.cell for u in observation.uncertain]) == {}
+
+
+def test_a_cell_a_hand_hems_in_is_not_taken_for_table_whatever_it_reads_as(pipeline, monkeypatch):
+    """An arm whose skin has the table's colour and tone reads as table however surely, and
+    the grid sees no card under it: taken for table, a cell it hid cut the cards beyond off
+    the start (3 legal cards accused on a bench photo of a foreign printing, a dark arm over
+    a dark table). Hemmed in on two sides by what reads as no maze card, it is maybe-empty."""
+    from vision import pipeline as stage
+
+    s = scene(46)
+    palm, arm = (0, 2), {(1, 2), (0, 1)}  # seven cards lead back to the start only through the palm's cell
+    read_cells, anchored = stage.read_cells, stage.Pipeline._anchored
+
+    def arm_over(*args, **kwargs):
+        cards, uncertain, empty = read_cells(*args, **kwargs)
+        read = {c.cell for c in cards}
+        return ([c for c in cards if c.cell not in arm | {palm}],
+                uncertain + [Unsure(*c, "not-a-maze-card") for c in sorted(arm & read)], empty | ({palm} & read))
+
+    def no_card_seen_under_it(self, *args):
+        lattice = anchored(self, *args)
+        return replace(lattice, cells=lattice.cells - {palm})
+
+    monkeypatch.setattr(stage, "read_cells", arm_over)
+    monkeypatch.setattr(stage.Pipeline, "_anchored", no_card_seen_under_it)
+    observation = pipeline.observe(s.image)
+    assert {Unsure(*c, "not-a-maze-card") for c in arm} <= set(observation.uncertain)
+    assert Unsure(*palm, MAYBE_EMPTY) in observation.uncertain
+    assert maze_report(observation.board(), [u.cell for u in observation.uncertain]) == {}
+
+
+def test_a_bare_cell_is_hemmed_in_by_a_hand_on_two_sides_not_one():
+    observation = Observation(uncertain=[Unsure(1, 0, "not-a-maze-card"), Unsure(0, 1, "occluded"),
+                                         Unsure(5, 6, "not-a-maze-card"), Unsure(4, 5, "low-confidence")])
+    assert _hemmed_in({(0, 0), (5, 5), (9, 9)}, observation) == {(0, 0)}
 
 
 @pytest.mark.parametrize("reason", ["not-a-maze-card", "low-confidence"])
