@@ -85,6 +85,7 @@ import numpy as np
 from calibration.deck import DeckCalibration, calibrate
 from calibration.table import CalibrationError, calibrate_table
 from engine.catalogue import default_catalogue
+from tunnelvision import library_versions, versions_text
 from vision.cardart import CardStyle
 from vision.classes import is_half_turn_symmetric
 from vision.classify import DEFAULT_MODEL, Classifier
@@ -93,7 +94,6 @@ from vision.observation import breaks_a_rule, maze_report, rule_on
 from vision.pipeline import (BLURRED, BURNT, DARK, DIRECTION_GUESSED, NO_COLOUR, SMALL_CARDS, STRAIGHTENED, Pipeline,
                              Step)
 from vision.printed import PrintedDeck, PrintedDeckError
-from tunnelvision import library_versions, versions_text
 from vision.scenes import FOREIGN_EDITION, SceneOptions, deck_sheet_photos, marker_sheet_photo, table_scene, table_video
 from vision.track import MazeTracker
 

@@ -29,8 +29,8 @@ class SeenCard:
         return (self.x, self.y)
 
 
-# A cell read as bare table unsurely, or hemmed in by a hand: no card seen there, but the
-# photo cannot say none lies there, and a card's way back to the start may run through it
+# A cell read as bare table where a card may lie (read unsurely, on a cell the grid sees a
+# card on, or hemmed in by a hand): a card's way back to the start may run through it
 MAYBE_EMPTY = "maybe-empty"
 # Why a cell is reported uncertain, in words: the classifier's reasons, and the pipeline's own
 REASONS = REASON_WORDS | {
