@@ -1,7 +1,6 @@
 """Tunnel Vision: a camera companion for the card game Saboteur."""
 
 import platform
-from importlib import metadata
 
 # The libraries whose versions move what the vision reads: a release of OpenCV changes its
 # resampling and edge maths by a hair, and on a hard photo that can change which lattice
@@ -25,6 +24,10 @@ def versions_text() -> str:
 
 
 def _installed(distributions: tuple[str, ...]) -> str:
+    # imported here, not with the package: importlib.metadata takes some 17 ms to load, and
+    # every command (``rules check`` included) imports the package
+    from importlib import metadata
+
     for distribution in distributions:
         try:
             return metadata.version(distribution)
