@@ -29,7 +29,7 @@ from .grid import (GOAL_COLUMN, GOAL_DRIFT, HALF_TURN, GridError, GridTracker, L
                    maze_readings, moved_crop, pin_cells, refit_pinned, start_places)
 from .focus import BLURRED_SHARE, blur
 from .light import BURNT_SHARE, brightened, burnt_share, cards_white, cast_gains, recoloured
-from .observation import MAYBE_EMPTY, Observation, SeenCard, Unsure
+from .observation import MAYBE_EMPTY, Observation, SeenCard, Unsure, maze_report
 from .read import VARIANTS, read_cells
 from .table import TableError
 
@@ -213,7 +213,8 @@ GUESSED_LENS = 0.05
 # weakly: the lattice may lean off the cards a lens bent (a third of its cells read as
 # nothing or unsurely), and the photo is read straightened too. The straightened reading is
 # taken when it reads more cards, and a share of its cells STRAIGHTENED_SURER_BY larger,
-# surely. On the bench photos of Session 48 (eight sets of 200) 16 mazes read below 0.75.
+# surely, or as surely with fewer cards the rules fault (``_reads_better``). On the bench
+# photos of Session 48 (eight sets of 200) 16 mazes read below 0.75.
 # Five straightened read surer by 0.21 to 0.48: 73 cards more right, 40 fewer wrongly or
 # where none lies (two of the five had been named a cell off), one photo a card more wrongly.
 # The others read no better: surer by 0.12 or less, or no more cards (ten right either way).
@@ -473,6 +474,27 @@ def _sure_cards(observation: Observation) -> set[Cell]:
                                                    if u.reason == "unconfirmed"}
 
 
+def _reads_better(straightened: tuple[Observation, float], as_taken: tuple[Observation, float],
+                  catalogue: Catalogue) -> bool:
+    """Whether a photo's straightened reading is to be taken over its reading as taken
+    (each with the share of its lattice's occupied cells read surely): it reads more cards
+    surely, and a share STRAIGHTENED_SURER_BY larger; or, as surely and no fewer, it has
+    fewer cards the rules fault. A maze on the table is almost always legal, and a lattice
+    leaning off a bent maze cuts cells across two cards, whose tunnels then miss their
+    neighbours' where the cards' own meet."""
+    (better, surely), (first, sure) = straightened, as_taken
+    more, as_many = len(_sure_cards(better)), len(_sure_cards(first))
+    if more > as_many and surely >= sure + STRAIGHTENED_SURER_BY:
+        return True
+    return more >= as_many and surely >= sure and _faulted(better, catalogue) < _faulted(first, catalogue)
+
+
+def _faulted(observation: Observation, catalogue: Catalogue) -> int:
+    """How many of the cards read the rules fault (``maze_report``: a rule broken, or no
+    way back to the start), the cells not read given the doubt."""
+    return len(maze_report(observation.board(catalogue), [u.cell for u in observation.uncertain]))
+
+
 def _plausible(observation: Observation, lattice: Lattice, least_sure: float = 0.0,
                most_alien: float = PLAUSIBLE_ALIEN_SHARE) -> bool:
     """Whether most occupied cells of the lattice read as maze cards (sure or not), not as
@@ -606,8 +628,8 @@ class Pipeline:
             unbent, _ = _as_read(Lens(GUESSED_LENS, inscribed=True).undistort(frame))
             straightened, surely, _ = self._observe(unbent if gains is None else recoloured(unbent, gains),
                                                     *STRAIGHTENED_PLAUSIBLE)
-            if straightened.error is None and (observation.error or (
-                    surely >= sure + STRAIGHTENED_SURER_BY and len(_sure_cards(straightened)) > len(_sure_cards(observation)))):
+            if straightened.error is None and (observation.error or _reads_better(
+                    (straightened, surely), (observation, sure), self.catalogue)):
                 observation = straightened
                 observation.warnings.insert(0, STRAIGHTENED)
         # the photo's own size, not its undistorted canvas's or the size it was read at; the
