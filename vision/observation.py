@@ -30,7 +30,8 @@ class SeenCard:
 
 
 # A cell read as bare table where a card may lie (read unsurely, on a cell the grid sees a
-# card on, or hemmed in by a hand): a card's way back to the start may run through it
+# card on, hemmed in by a hand, or beside one where a card would give cards cut off a way
+# back): a card's way back to the start may run through it
 MAYBE_EMPTY = "maybe-empty"
 # Why a cell is reported uncertain, in words: the classifier's reasons, and the pipeline's own
 REASONS = REASON_WORDS | {
@@ -40,7 +41,7 @@ REASONS = REASON_WORDS | {
     "off-cell": "the lattice lies off the cards here (the next card, or the table, seen through the cell)",
     "out-of-view": "mostly outside the photo",
     "unconfirmed": "read as a card, but crops shifted a little or turned half a turn do not bear the reading out",
-    MAYBE_EMPTY: "read as bare table, but a card may lie there (read unsurely, or hemmed in by a hand or an arm: "
+    MAYBE_EMPTY: "read as bare table, but a card may lie there (read unsurely, or beside a hand or an arm: "
                  "under a palm, in a shadow, under an arm of the table's colour)",
 }
 

@@ -439,8 +439,31 @@ def _hemmed_in(bare: set[Cell], observation: Observation) -> set[Cell]:
     skin has the table's colour and tone, it reads as table however surely (foreign-printing
     bench photo 189: an arm of a dark skin over a dark table hid five cards, two of them
     read as table, and three legal cards were accused of having no way back to the start)."""
-    covered = {u.cell for u in observation.uncertain if u.reason in ("occluded", "not-a-maze-card")}
+    covered = _covered(observation)
     return {c for c in bare if sum(n in covered for n in neighbours(c)) >= 2}
+
+
+def _covered(observation: Observation) -> set[Cell]:
+    """The cells under a hand, or read as no maze card (a hand or an arm the skin test missed)."""
+    return {u.cell for u in observation.uncertain if u.reason in ("occluded", "not-a-maze-card")}
+
+
+def _rejoining(bare: set[Cell], observation: Observation, catalogue: Catalogue) -> set[Cell]:
+    """The cells read as bare table beside one under a hand or read as no maze card, on
+    which a card would give cards the report says lack a way back to the start
+    (``maze_report``) one: an arm of the table's colour reaching out from a hand reads as
+    table however surely, and cuts them off (12 MP bench photo 123: a dark arm over a wooden
+    table hid two cards, and six legal cards were accused of having no way back, the card
+    laid last called illegal). A rockfall's hole beside a hand is given the doubt with them."""
+    covered = _covered(observation)
+    beside = sorted(c for c in bare if any(n in covered for n in neighbours(c)))
+    if not beside:
+        return set()
+    board, unread = observation.board(catalogue), [u.cell for u in observation.uncertain]
+    faulted = len(maze_report(board, unread))
+    if not faulted:
+        return set()
+    return {c for c in beside if len(maze_report(board, [*unread, c])) < faulted}
 
 
 def _cast(frame: np.ndarray, lattice: Lattice) -> np.ndarray | None:
@@ -664,9 +687,12 @@ class Pipeline:
         # a cell the grid sees a card on that reads as bare table may hold one under what
         # reads so (a palm the skin test missed over a card: foreign-printing bench photo 93
         # had 18 legal cards cut off the start by one), as a tracked frame's does (`_read_tracked`);
-        # so may one hemmed in by a hand or an arm (``_hemmed_in``)
+        # so may one hemmed in by a hand or an arm (``_hemmed_in``), or beside one where a card
+        # would give cards cut off a way back to the start (``_rejoining``)
         maybe = (empty & lattice.cells) | _hemmed_in(empty, observation)
         observation.uncertain += [Unsure(x, y, MAYBE_EMPTY) for x, y in sorted(maybe)]
+        observation.uncertain += [Unsure(x, y, MAYBE_EMPTY)
+                                  for x, y in sorted(_rejoining(empty - maybe, observation, self.catalogue))]
         faults = _faults(frame, lattice)
         sure, alien = _shares(observation, lattice)
         if alien > most_alien or sure < least_sure:
