@@ -459,10 +459,10 @@ def _rejoining(bare: set[Cell], observation: Observation, catalogue: Catalogue) 
     beside = sorted(c for c in bare if any(n in covered for n in neighbours(c)))
     if not beside:
         return set()
-    board, unread = observation.board(catalogue), [u.cell for u in observation.uncertain]
-    faulted = len(maze_report(board, unread))
+    faulted = _faulted(observation, catalogue)
     if not faulted:
         return set()
+    board, unread = observation.board(catalogue), [u.cell for u in observation.uncertain]
     return {c for c in beside if len(maze_report(board, [*unread, c])) < faulted}
 
 
