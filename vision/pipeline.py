@@ -462,8 +462,7 @@ def _rejoining(bare: set[Cell], observation: Observation, catalogue: Catalogue) 
     faulted = _faulted(observation, catalogue)
     if not faulted:
         return set()
-    board, unread = observation.board(catalogue), [u.cell for u in observation.uncertain]
-    return {c for c in beside if len(maze_report(board, [*unread, c])) < faulted}
+    return {c for c in beside if _faulted(observation, catalogue, doubted=[c]) < faulted}
 
 
 def _cast(frame: np.ndarray, lattice: Lattice) -> np.ndarray | None:
@@ -512,10 +511,10 @@ def _reads_better(straightened: tuple[Observation, float], as_taken: tuple[Obser
     return more >= as_many and surely >= sure and _faulted(better, catalogue) < _faulted(first, catalogue)
 
 
-def _faulted(observation: Observation, catalogue: Catalogue) -> int:
+def _faulted(observation: Observation, catalogue: Catalogue, doubted: Iterable[Cell] = ()) -> int:
     """How many of the cards read the rules fault (``maze_report``: a rule broken, or no
-    way back to the start), the cells not read given the doubt."""
-    return len(maze_report(observation.board(catalogue), [u.cell for u in observation.uncertain]))
+    way back to the start), the cells not read, and those ``doubted``, given the doubt."""
+    return len(maze_report(observation.board(catalogue), [*(u.cell for u in observation.uncertain), *doubted]))
 
 
 def _plausible(observation: Observation, lattice: Lattice, least_sure: float = 0.0,
