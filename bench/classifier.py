@@ -242,7 +242,7 @@ def main() -> int:
           f"read right and surely {d['before']['read_right_surely']:.2%} -> {d['after']['read_right_surely']:.2%} "
           f"({d['prototypes']} prototypes from {d['photos']} sheet photos)")
     print(f"model size: {figures['model_kb']} KB")
-    print(f"measured with {versions_text()}")
+    print(f"measured with {versions_text(figures['versions'])}")
     return 0
 
 

@@ -18,9 +18,10 @@ def library_versions() -> dict[str, str]:
     return versions | {"Python": platform.python_version()}
 
 
-def versions_text() -> str:
-    """``library_versions`` on one line: "tunnelvision 0.1.0, OpenCV 5.1.0.95, ..."."""
-    return ", ".join(f"{name} {version}" for name, version in library_versions().items())
+def versions_text(versions: dict[str, str] | None = None) -> str:
+    """``library_versions`` (or these, as it gave them) on one line: "tunnelvision 0.1.0,
+    OpenCV 5.1.0.95, ..."."""
+    return ", ".join(f"{name} {version}" for name, version in (versions or library_versions()).items())
 
 
 def _installed(distributions: tuple[str, ...]) -> str:
