@@ -952,6 +952,14 @@ def _lone_card_centres(work: _Work, h: np.ndarray, cells: set[Cell]) -> dict[Cel
     return found
 
 
+def lone_card_centres(frame: np.ndarray, lattice: Lattice, cells: Collection[Cell]) -> dict[Cell, np.ndarray]:
+    """``_lone_card_centres`` of these cells of the lattice in the frame: where (pixels) the
+    cards lie of those whose busy blob is one card alone, lying square (goal cards apart from
+    the maze), to a hundredth of a cell where crops shifted about read it to a twentieth."""
+    work = _Work(frame, _working_width(frame.shape[1], lattice.cell_size_px(), tbl.WORK_WIDTH))
+    return _lone_card_centres(work, lattice.image_from_maze, set(cells))
+
+
 @dataclass(frozen=True, eq=False)
 class _Cells:
     """What the mosaic says about each cell in view: busy share, skin share."""

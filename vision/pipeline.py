@@ -25,8 +25,8 @@ from engine.catalogue import EDGE_BITS, OPPOSITE, STEP, Catalogue, default_catal
 from .classes import tunnel_signature
 from .classify import Classifier
 from .grid import (GOAL_COLUMN, GOAL_DRIFT, HALF_TURN, GridError, GridTracker, Lattice, anchor, cell_crops,
-                   cells_from_goal_places, fit_lattice, fullest_columns, goals_a_row_apart, is_goal, map_cell,
-                   maze_readings, moved_crop, pin_cells, refit_pinned, start_places)
+                   cells_from_goal_places, fit_lattice, fullest_columns, goals_a_row_apart, is_goal, lone_card_centres,
+                   map_cell, maze_readings, moved_crop, pin_cells, refit_pinned, start_places)
 from .focus import BLURRED_SHARE, blur
 from .light import BURNT_SHARE, brightened, burnt_share, cards_white, cast_gains, recoloured
 from .observation import MAYBE_EMPTY, Observation, SeenCard, Unsure, maze_report
@@ -123,7 +123,8 @@ GOAL_SPACING_SLACK = 0.06
 # Pinned to the goal cards found in one column, the lattice whose lines the maze's card sides
 # fit best by at least this share of them (``Refined.support``) is the goal column's: on the
 # bench photos that come to it, the right one beat the next by 0.13 to 0.18 (1080p, lenses
-# up to 0.2).
+# up to 0.2); recounting the goals' column (``_recounted_to_goals``), by 0.10 and 0.18 on
+# fresh 1080p photos 1155 and 1256 (12 MP photo 187, by 0.03, is left as read).
 PIN_SUPPORT_MARGIN = 0.08
 # The start card found this far (cells) off its cell lies as much on the next one: the
 # lattice was fitted between the cards (a phase error), and any frame it gives is a guess.
@@ -1079,13 +1080,14 @@ class Pipeline:
             pinned = self._pinned_to_goal_column(frame, fit, exc.goals)
             if pinned is None:
                 raise
-            return pinned, *self._anchor_readings(frame, pinned)
+            return pinned[0], *self._anchor_readings(frame, pinned[0])
         except GoalsAway as exc:
             pinned = self._pinned_to_goals_afar(frame, fit, exc.readings)
             if pinned is None:
                 raise
             return pinned, *self._anchor_readings(frame, pinned)
-        pinned = self._pinned_to_goals_afar(frame, fit, anchoring[0])
+        pinned = (self._pinned_to_goals_afar(frame, fit, anchoring[0])
+                  or self._recounted_to_goals(frame, fit, *anchoring[:2]))
         if pinned is not None:
             return pinned, *self._anchor_readings(frame, pinned)
         return fit, *anchoring
@@ -1247,22 +1249,51 @@ class Pipeline:
                 at[cell] = lattice.centre(tuple(middle))
         return found, at
 
+    def _recounted_to_goals(self, frame: np.ndarray, lattice: Lattice, readings: Mapping[Cell, object],
+                            at: Mapping[Cell, np.ndarray]) -> Lattice | None:
+        """With the start unread and the goal cards read in their column (``readings``: the
+        anchoring's, in the fit's frame; ``at``: where those found well off their cells lie,
+        pixels), the lattice pinned to them (``_pinned_to_goal_column``) where the maze's card
+        sides say they lie in another column or row than the one they were read in; None
+        otherwise. A lattice fitted on a maze whose start lies under a hand, extrapolated over
+        bare table to the goals, can drift a cell in pitch out there, and the goals read on
+        their cells then name every card of the maze a column off (fresh 1080p bench photo
+        1256: 0.61 of the maze's card sides on the lines of the lattice pinned a column
+        further out, 0.48 on those of the one pinned where the goals were read)."""
+        if any(r.face == "start" for r in readings.values()):
+            return None
+        goals = [c for c, r in readings.items() if is_goal(r.face)]
+        if len(goals) < len(GOAL_CELLS):
+            return None
+        # where each goal card lies decides between the pins: its blob's middle where it lies
+        # alone, else its crops' (on fresh photo 1155, with cards a fortieth of the frame wide,
+        # only the first tells the column apart by PIN_SUPPORT_MARGIN)
+        found = {c: at.get(c, lattice.centre(c)) for c in goals}
+        found |= self._locates_cards(frame, lattice, goals) | lone_card_centres(frame, lattice, goals)
+        centres = {}
+        # one card read from two cells (the lattice half a cell off out there) is kept once,
+        # on the cell it lies nearer
+        for c in sorted(goals, key=lambda c: _cells_off(lattice, c, found[c])):
+            if all(_cells_off(lattice, lattice.point_at(p), found[c]) > 0.5 for p in centres.values()):
+                centres[c] = found[c]
+        pinned = self._pinned_to_goal_column(frame, lattice, centres)
+        return None if pinned is None or set(pinned[1]) <= set(goals) else pinned[0]
+
     def _pinned_to_goal_column(self, frame: np.ndarray, lattice: Lattice,
-                               goals: Mapping[Cell, np.ndarray]) -> Lattice | None:
-        """With the frame unknown and three of the goal cards found (``goals``: where each
-        lies, pixels) in a row (``_goal_column``), the lattice pinned to them as the goal
-        column, cards two cells apart, in the column and rows near where the lattice puts
-        them whose cells then read surely as goal cards, the one whose lines the maze's card
-        sides fit best by a clear margin (``PIN_SUPPORT_MARGIN``); None when none does. A
-        lattice fitted on a small maze and extrapolated eight cells or more out can put the
-        goals it found between two columns or off one column (4:3 bench photo 129: the goals
-        read half a cell off, the start under a hand); the goals themselves say where it
-        lies out there, and their cards read surely only in the pinned lattice whose cells
-        are their size (a column off, the cells come a fifth too small or too large). A row
-        off, they read as surely, but the lattice shears between the maze and the goals, and
-        fewer of the maze's card sides lie on its lines (drawn bench photo 189 through a 0.1
-        lens, its start under an arm: 0.59 of them a row off the goals' middle cell, at most
-        0.44 elsewhere; read at that cell, it was named a row off)."""
+                               goals: Mapping[Cell, np.ndarray]) -> tuple[Lattice, list[Cell]] | None:
+        """With the frame unknown and three of the goal cards found (``goals``: where each lies,
+        pixels) in a row (``_goal_column``), the lattice pinned to them as the goal column, cards
+        two cells apart, in the column and rows near where the lattice puts them whose cells then
+        read surely as goal cards, the one whose lines the maze's card sides fit best by a clear
+        margin (``PIN_SUPPORT_MARGIN``), with the cells it pins them to; None when none does. A
+        lattice fitted on a small maze and extrapolated eight cells or more out can put the goals it
+        found between two columns or off one column (4:3 bench photo 129: the goals read half a cell
+        off, the start under a hand); the goals themselves say where it lies out there, and their
+        cards read surely only in the pinned lattice whose cells are their size (a column off, the
+        cells come a fifth too small or too large). A row off, they read as surely, but the lattice
+        shears between the maze and the goals, and fewer of the maze's card sides lie on its lines
+        (drawn bench photo 189 through a 0.1 lens, its start under an arm: 0.59 of them a row off
+        the goals' middle cell, at most 0.44 elsewhere; read at that cell, it was named a row off)."""
         columns = [cells for cells in itertools.combinations(sorted(goals, key=lambda c: c[1]), len(GOAL_CELLS))
                    if _goal_column(cells, [goals[c] for c in cells])]
         if len(columns) != 1:
@@ -1284,11 +1315,11 @@ class Pipeline:
                 continue
             readings = self.classifier.classify(cell_crops(frame, pinned[0], pinned_cells, CROP))
             if all(_sure(r) and is_goal(r.face) for r in readings):
-                fits.append(pinned)
+                fits.append((*pinned, pinned_cells))
         fits.sort(key=lambda fit: -fit[1])
         if not fits or (len(fits) > 1 and fits[0][1] - fits[1][1] < PIN_SUPPORT_MARGIN):
             return None
-        return fits[0][0]
+        return fits[0][0], fits[0][2]
 
     def _pinned_to_goals_afar(self, frame: np.ndarray, lattice: Lattice,
                               readings: Mapping[Cell, object]) -> Lattice | None:
