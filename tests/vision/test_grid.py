@@ -31,6 +31,7 @@ from vision.grid import (
     fit_lattice,
     fit_to_centres,
     map_cell,
+    lone_card_centres,
     maze_readings,
     pin_cells,
 )
@@ -256,6 +257,20 @@ def test_anchor_puts_start_and_goals_where_the_rules_say(turn_half):
     expected = apply_homography(scene.image_from_maze, np.asarray(START_CELL, float) + CELL_CORNERS)
     assert np.allclose(anchored.quad(START_CELL), expected)
     assert maze_readings(anchored, readings) == {c: (t.face, t.rotation) for c, t in scene.cells.items()}
+
+
+def test_lone_cards_are_placed_by_their_outline_wherever_the_lattice_lies():
+    # the goal cards lie apart from the maze: each one's blob says where it lies, to a few
+    # hundredths of a cell, through a lattice a third of a cell off out there; the start,
+    # among the maze's cards, lies alone nowhere
+    scene = table_scene(np.random.default_rng(500), size=SIZE)
+    truth = truth_lattice(scene)
+    off = replace(truth, image_from_maze=truth.image_from_maze @ translation(0.3, 0.2))
+    found = lone_card_centres(scene.image, off, [*GOAL_CELLS, START_CELL])
+    assert sorted(found) == sorted(GOAL_CELLS)
+    for cell, centre in found.items():
+        card = truth.point_at(scene.cells[cell].card_corners.mean(0))
+        assert np.abs(np.subtract(truth.point_at(centre), card)).max() < 0.03
 
 
 def test_anchor_without_the_start_uses_the_goal_column_and_the_maze():
