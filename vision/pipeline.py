@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -1072,7 +1072,9 @@ class Pipeline:
         three goal cards found in a row, those of the lattice pinned to them as the goal
         column (``_pinned_to_goal_column``), and where they hold the start and no goal card
         (or refuse the frame for the goal places' bare table, ``GoalsAway``), those of the
-        lattice pinned to the goal cards found further off (``_pinned_to_goals_afar``). The
+        lattice pinned to the goal cards found further off (``_pinned_to_goals_afar``); where
+        they hold three goal cards in a column and no start, those of the lattice pinned to
+        them in the column and rows the maze's card sides say (``_recounted_to_goals``). The
         lattice read, then the readings."""
         try:
             anchoring = self._anchor_readings(frame, fit)
@@ -1276,24 +1278,30 @@ class Pipeline:
         for c in sorted(goals, key=lambda c: _cells_off(lattice, c, found[c])):
             if all(_cells_off(lattice, lattice.point_at(p), found[c]) > 0.5 for p in centres.values()):
                 centres[c] = found[c]
-        pinned = self._pinned_to_goal_column(frame, lattice, centres)
+        # pinned where they were read, the goals may read unsurely, and yet the maze's card
+        # sides say that is where they lie (fresh photo 1363 through a lens of 0.1: 0.76 of
+        # them on its lines, 0.67 on those of the pin a column further, whose goals read surely)
+        pinned = self._pinned_to_goal_column(frame, lattice, centres, read_at=centres)
         return None if pinned is None or set(pinned[1]) <= set(goals) else pinned[0]
 
-    def _pinned_to_goal_column(self, frame: np.ndarray, lattice: Lattice,
-                               goals: Mapping[Cell, np.ndarray]) -> tuple[Lattice, list[Cell]] | None:
-        """With the frame unknown and three of the goal cards found (``goals``: where each lies,
-        pixels) in a row (``_goal_column``), the lattice pinned to them as the goal column, cards
-        two cells apart, in the column and rows near where the lattice puts them whose cells then
-        read surely as goal cards, the one whose lines the maze's card sides fit best by a clear
-        margin (``PIN_SUPPORT_MARGIN``), with the cells it pins them to; None when none does. A
-        lattice fitted on a small maze and extrapolated eight cells or more out can put the goals it
-        found between two columns or off one column (4:3 bench photo 129: the goals read half a cell
-        off, the start under a hand); the goals themselves say where it lies out there, and their
-        cards read surely only in the pinned lattice whose cells are their size (a column off, the
-        cells come a fifth too small or too large). A row off, they read as surely, but the lattice
-        shears between the maze and the goals, and fewer of the maze's card sides lie on its lines
-        (drawn bench photo 189 through a 0.1 lens, its start under an arm: 0.59 of them a row off
-        the goals' middle cell, at most 0.44 elsewhere; read at that cell, it was named a row off)."""
+    def _pinned_to_goal_column(self, frame: np.ndarray, lattice: Lattice, goals: Mapping[Cell, np.ndarray],
+                               read_at: Collection[Cell] = ()) -> tuple[Lattice, list[Cell]] | None:
+        """With the frame unknown (or the goals' column to recount: ``_recounted_to_goals``) and
+        three of the goal cards found (``goals``: where each lies, pixels) in a row
+        (``_goal_column``), the lattice pinned to them as the goal column, cards two cells apart, in
+        the column and rows near where the lattice puts them whose cells then read surely as goal
+        cards, the one whose lines the maze's card sides fit best by a clear margin
+        (``PIN_SUPPORT_MARGIN``), with the cells it pins them to; None when none does. A lattice
+        fitted on a small maze and extrapolated eight cells or more out can put the goals it found
+        between two columns or off one column (4:3 bench photo 129: the goals read half a cell off,
+        the start under a hand); the goals themselves say where it lies out there, and their cards
+        read surely only in the pinned lattice whose cells are their size (a column off, the cells
+        come a fifth too small or too large). A row off, they read as surely, but the lattice shears
+        between the maze and the goals, and fewer of the maze's card sides lie on its lines (drawn
+        bench photo 189 through a 0.1 lens, its start under an arm: 0.59 of them a row off the
+        goals' middle cell, at most 0.44 elsewhere; read at that cell, it was named a row off).
+        ``read_at``: the cells the goals were read on, whose pin is a rival whether its cells
+        then read surely or not (a recount leaves the goals there unless clearly beaten)."""
         columns = [cells for cells in itertools.combinations(sorted(goals, key=lambda c: c[1]), len(GOAL_CELLS))
                    if _goal_column(cells, [goals[c] for c in cells])]
         if len(columns) != 1:
@@ -1314,10 +1322,9 @@ class Pipeline:
             if pinned is None:
                 continue
             readings = self.classifier.classify(cell_crops(frame, pinned[0], pinned_cells, CROP))
-            if all(_sure(r) and is_goal(r.face) for r in readings):
-                fits.append((*pinned, pinned_cells))
-        fits.sort(key=lambda fit: -fit[1])
-        if not fits or (len(fits) > 1 and fits[0][1] - fits[1][1] < PIN_SUPPORT_MARGIN):
+            fits.append((*pinned, pinned_cells, all(_sure(r) and is_goal(r.face) for r in readings)))
+        fits = sorted((fit for fit in fits if fit[3] or set(fit[2]) == set(read_at)), key=lambda fit: -fit[1])
+        if not fits or not fits[0][3] or (len(fits) > 1 and fits[0][1] - fits[1][1] < PIN_SUPPORT_MARGIN):
             return None
         return fits[0][0], fits[0][2]
 
