@@ -1288,18 +1288,20 @@ class Pipeline:
                                read_at: Collection[Cell] = ()) -> tuple[Lattice, list[Cell]] | None:
         """With the frame unknown (or the goals' column to recount: ``_recounted_to_goals``) and
         three of the goal cards found (``goals``: where each lies, pixels) in a row
-        (``_goal_column``), the lattice pinned to them as the goal column, cards two cells apart, in
-        the column and rows near where the lattice puts them whose cells then read surely as goal
-        cards, the one whose lines the maze's card sides fit best by a clear margin
-        (``PIN_SUPPORT_MARGIN``), with the cells it pins them to; None when none does. A lattice
-        fitted on a small maze and extrapolated eight cells or more out can put the goals it found
-        between two columns or off one column (4:3 bench photo 129: the goals read half a cell off,
-        the start under a hand); the goals themselves say where it lies out there, and their cards
-        read surely only in the pinned lattice whose cells are their size (a column off, the cells
-        come a fifth too small or too large). A row off, they read as surely, but the lattice shears
-        between the maze and the goals, and fewer of the maze's card sides lie on its lines (drawn
-        bench photo 189 through a 0.1 lens, its start under an arm: 0.59 of them a row off the
-        goals' middle cell, at most 0.44 elsewhere; read at that cell, it was named a row off).
+        (``_goal_column``), the lattice pinned to them as the goal column, cards two cells
+        apart, in the column and rows near where the lattice puts them whose cells then read
+        surely as goal cards, the one whose lines the maze's card sides fit best by a clear
+        margin (``PIN_SUPPORT_MARGIN``), with the cells it pins them to; None when none does. A
+        lattice fitted on a small maze and extrapolated eight cells or more out can put the
+        goals it found between two columns or off one column (4:3 bench photo 129: the goals
+        read half a cell off, the start under a hand); the goals themselves say where it lies
+        out there, and their cards read surely only in the pinned lattice whose cells are their
+        size (a column off, the cells come a fifth too small or too large). A row off, they read
+        as surely, but the lattice shears between the maze and the goals, and fewer of the
+        maze's card sides lie on its lines (drawn bench photo 189 through a 0.1 lens, its start
+        under an arm: 0.59 of them a row off the goals' middle cell, at most 0.44 elsewhere;
+        read at that cell, it was named a row off).
+
         ``read_at``: the cells the goals were read on, whose pin is a rival whether its cells
         then read surely or not (a recount leaves the goals there unless clearly beaten)."""
         columns = [cells for cells in itertools.combinations(sorted(goals, key=lambda c: c[1]), len(GOAL_CELLS))
@@ -1310,7 +1312,7 @@ class Pipeline:
         points = [goals[c] for c in cells]
         x = round(float(np.mean([c[0] for c in cells])))
         y = cells[1][1]
-        fits = []
+        fits = []  # (the pinned lattice, its support, the cells pinned, whether they read surely as goals)
         for column, row in itertools.product((x - 1, x, x + 1), (y - 1, y, y + 1)):
             pinned_cells = [(column, row - 2), (column, row), (column, row + 2)]
             # No pinhole's aspect is asked of these refits (elsewhere a lattice refits to
