@@ -30,8 +30,8 @@ from vision.grid import (
     cell_crops,
     fit_lattice,
     fit_to_centres,
-    map_cell,
     lone_card_centres,
+    map_cell,
     maze_readings,
     pin_cells,
 )

@@ -342,7 +342,8 @@ def test_goals_read_a_column_off_with_the_start_unread_are_recounted_by_the_maze
         return
     for cell in [START_CELL, *GOAL_CELLS]:
         assert np.allclose(recounted.point_at(s.cells[cell].card_corners.mean(0)), cell, atol=0.3)
-    assert pipeline._recounted_to_goals(s.image, fit, readings | {START_CELL: SimpleNamespace(face="start")}, at) is None
+    with_the_start = readings | {START_CELL: SimpleNamespace(face="start")}
+    assert pipeline._recounted_to_goals(s.image, fit, with_the_start, at) is None
 
 
 @pytest.mark.parametrize("photo, lens, cards", [(1155, None, 18), (1256, None, 14), (1363, 0.1, 10)])
