@@ -1270,8 +1270,9 @@ class Pipeline:
         # where each goal card lies decides between the pins: its blob's middle where it lies
         # alone, else its crops' (on fresh photo 1155, with cards a fortieth of the frame wide,
         # only the first tells the column apart by PIN_SUPPORT_MARGIN)
+        alone = lone_card_centres(frame, lattice, goals)
         found = {c: at.get(c, lattice.centre(c)) for c in goals}
-        found |= self._locates_cards(frame, lattice, goals) | lone_card_centres(frame, lattice, goals)
+        found |= self._locates_cards(frame, lattice, [c for c in goals if c not in alone]) | alone
         centres = {}
         # one card read from two cells (the lattice half a cell off out there) is kept once,
         # on the cell it lies nearer
