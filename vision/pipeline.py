@@ -177,15 +177,42 @@ def _within_reach(seeds: Iterable[Cell], cells: set[Cell]) -> set[Cell]:
     return linked
 
 
-def _off_the_maze(cells: set[Cell], lattice: Lattice) -> set[Cell]:
+def _off_the_maze(cells: set[Cell], lattice: Lattice, spare: int) -> set[Cell]:
     """The cells among ``cells`` that no chain of them links to the start's place or a
     goal's: every card is laid next to the maze, and only rockfalls open gaps in it. A group
-    of them within reach of the frame's edge may be linked through what the photo does not
-    show, and stays."""
-    apart = cells - _within_reach([START_CELL, *GOAL_CELLS], cells)
+    of them may be linked through what the photo does not show, and stays when it lies
+    within reach of a hidden cell (out of the frame, or under a hand) that a path of at most
+    ``spare`` cards (those the maze has not used) can reach from the maze through hidden
+    cells. A loose card by the frame's far edge is apart: the path out of the frame and back
+    would take more cards than the deck holds (printed bench photo 44 after a rockfall: a
+    card 14 columns past the goals was accused of touching no other)."""
+    linked = _within_reach([START_CELL, *GOAL_CELLS], cells)
+    apart = cells - linked
+    if not apart:
+        return set()
     reach = range(-MAZE_REACH, MAZE_REACH + 1)
-    by_the_edge = [(x, y) for x, y in apart if any(lattice.share_in_view((x + dx, y + dy)) < IN_VIEW
-                                                   for dx in reach for dy in reach)]
+
+    def around(group: Iterable[Cell]) -> set[Cell]:
+        return {(x + dx, y + dy) for x, y in group for dx in reach for dy in reach}
+
+    def hidden(candidates: set[Cell]) -> set[Cell]:
+        candidates = candidates - reached
+        shares = lattice.shares_in_view(sorted(candidates - lattice.occluded))
+        return {c for c in candidates if c in lattice.occluded or shares[c] < IN_VIEW}
+
+    def steps_to_reach(cell: Cell) -> int:
+        return min(max(0, abs(cell[0] - x) - MAZE_REACH) + max(0, abs(cell[1] - y) - MAZE_REACH) for x, y in apart)
+
+    reached: set[Cell] = set()
+    ends = hidden(around(linked | {START_CELL, *GOAL_CELLS}))
+    for left in range(spare - 1, -1, -1):  # the cards left once the ends are laid
+        # a path that cannot come within reach of a card apart with the cards left is not followed
+        ends = {c for c in ends if steps_to_reach(c) <= left}
+        if not ends:
+            break
+        reached |= ends
+        ends = hidden({n for c in ends for n in neighbours(c)})
+    by_the_edge = [c for c in apart if not around([c]).isdisjoint(reached)]
     return apart - _within_reach(by_the_edge, apart)
 
 
@@ -620,9 +647,12 @@ class Pipeline:
     # with it)
     _faults: list[str] = field(default_factory=list)
     _faults_on: Lattice | None = None
+    _path_cards: int = 0  # the game's deck's path cards: how many a maze can hold
 
     def __post_init__(self) -> None:
-        self.classifier.restrict_to(game_faces(self.catalogue, self.game))
+        faces = game_faces(self.catalogue, self.game)
+        self.classifier.restrict_to(faces)
+        self._path_cards = sum(self.catalogue.faces[f].copies for f in faces if self.catalogue.faces[f].is_path)
 
     # ------------------------------------------------------------------ one photo
 
@@ -1435,7 +1465,8 @@ class Pipeline:
         read -= lone
         # a card the rules cannot have laid where it lies is no maze card: a loose card on
         # the table that the lattice happens to line up with
-        apart = _off_the_maze(read | {u.cell for u in uncertain}, lattice)
+        spare = self._path_cards - sum(self.catalogue.faces[c.face].is_path for c in cards)
+        apart = _off_the_maze(read | {u.cell for u in uncertain}, lattice, spare)
         cards = [c for c in cards if c.cell not in apart]
         uncertain = [u for u in uncertain if u.cell not in apart]
         uncertain += [Unsure(x, y, "crosswise") for x, y in sorted(lattice.crosswise) if (x, y) not in read]

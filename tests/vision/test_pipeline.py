@@ -668,6 +668,41 @@ def test_cards_no_chain_of_cards_links_to_the_maze_are_no_maze_cards(pipeline, m
     assert observation.uncertain == [Unsure(-10, 0, "out-of-view")]
 
 
+@pytest.mark.parametrize("deck, kept", [(40, {(-10, -9)}), (15, set())])
+def test_cards_by_the_frames_edge_stay_where_the_deck_can_link_them_through_what_the_photo_misses(
+        pipeline, monkeypatch, deck, kept):
+    """A card by the frame's edge may be linked to the maze through cells out of the frame,
+    as far as the path cards the maze has not used reach: a few cells along the edge the
+    maze runs out of, not round the frame to its far corner (printed bench photo 44 after a
+    rockfall: a loose card there was accused of touching no other)."""
+    from vision import pipeline as stage
+
+    # the maze runs from the start north out of the frame; a card by the north edge eleven
+    # columns west, and one by the far south-east corner
+    named = {(0, 0): "start", **{(1, y): "straight-ns" for y in range(-9, 1)}, (-10, -9): "straight-ns",
+             (19, 9): "straight-ew"}
+    monkeypatch.setattr(stage, "read_cells", lambda *a, **k: (
+        [SeenCard(x, y, face, 0, 0.99) for (x, y), face in named.items()], [], set()))
+    monkeypatch.setattr(pipeline, "_path_cards", deck)
+    # cells 100 pixels wide, (0, 0) 20 cells from the frame's west edge and 10 from its north
+    image_from_maze = np.array([[100.0, 0, 2000], [0, 100, 1000], [0, 0, 1]])
+    lattice = Lattice(image_from_maze, (4000, 2000), frozenset(named), anchored=True)
+    observation, _ = pipeline._read(np.zeros((2000, 4000, 3), np.uint8), lattice)
+    assert {c.cell for c in observation.cards} == {c for c in named if c[0] in (0, 1)} | kept
+
+
+def test_a_loose_card_no_path_out_of_the_frame_could_link_is_no_maze_card(pipeline):
+    # a regression guard: on this 1080p bench photo after a rockfall (bench/vision.py's seed
+    # + 83) a loose card lies by the frame's edge eleven rows north of the start; the deck's
+    # path cards left could not run out of the frame and back to it, and it was read as a
+    # card where none lies
+    s = table_scene(np.random.default_rng(7_000_083), options=SceneOptions(rockfalls=1))
+    observation = pipeline.observe(s.image)
+    assert observation.error is None
+    assert {c.cell for c in observation.cards} <= set(s.cells)
+    assert not {(-1, 11), (-1, 12)} & {u.cell for u in observation.uncertain}  # nor left unsure
+
+
 @pytest.mark.parametrize("seen_by_grid", [True, False])
 def test_a_card_mostly_out_of_view_is_left_uncertain(pipeline, seen_by_grid):
     # the photo cut through the maze, so that some card has less than half of it in view:
