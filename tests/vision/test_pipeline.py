@@ -677,14 +677,14 @@ def test_cards_by_the_frames_edge_stay_where_the_deck_can_link_them_through_what
     rockfall: a loose card there was accused of touching no other)."""
     from vision import pipeline as stage
 
-    # the maze runs from the start north out of the frame; a card by the north edge eleven
-    # columns west, and one by the far south-east corner
+    # the maze runs from the start out of the frame's top edge; a card by that edge eleven
+    # columns to the left, and one by the far bottom right corner
     named = {(0, 0): "start", **{(1, y): "straight-ns" for y in range(-9, 1)}, (-10, -9): "straight-ns",
              (19, 9): "straight-ew"}
     monkeypatch.setattr(stage, "read_cells", lambda *a, **k: (
         [SeenCard(x, y, face, 0, 0.99) for (x, y), face in named.items()], [], set()))
     monkeypatch.setattr(pipeline, "_path_cards", deck)
-    # cells 100 pixels wide, (0, 0) 20 cells from the frame's west edge and 10 from its north
+    # cells 100 pixels wide, (0, 0) 20 cells from the frame's left edge and 10 from its top
     image_from_maze = np.array([[100.0, 0, 2000], [0, 100, 1000], [0, 0, 1]])
     lattice = Lattice(image_from_maze, (4000, 2000), frozenset(named), anchored=True)
     observation, _ = pipeline._read(np.zeros((2000, 4000, 3), np.uint8), lattice)
