@@ -236,10 +236,10 @@ class Lattice:
         if not cells:
             return {}
         corners = apply_homography(self.image_from_maze, (np.asarray(cells, float)[:, None] + CELL_CORNERS).reshape(-1, 2))
-        inside = np.all((corners >= 0) & (corners <= self.frame_size), axis=1).reshape(-1, 4).all(axis=1)
+        corners = corners.reshape(-1, 4, 2)
+        inside = ((corners >= 0) & (corners <= self.frame_size)).all(axis=(1, 2))
         # a cell with every corner past the same side of the frame lies wholly out of view
         # (the cells a path round the frame would take: pipeline._off_the_maze)
-        corners = corners.reshape(-1, 4, 2)
         beyond = ((corners < 0).all(axis=1) | (corners > self.frame_size).all(axis=1)).any(axis=1)
         return {c: 1.0 if whole else 0.0 if out else self.share_in_view(c) for c, whole, out in zip(cells, inside, beyond)}
 
